@@ -64,7 +64,7 @@ class Diagnostic:
         head = f"{self.severity}[{self.code}]: {self.message}"
         if self.span is None:
             return head
-        head += f". Line {self.span.line}, Col {self.span.column}"
+        head += f"{'' if head.endswith(('?', '.', '!')) else '.'} Line {self.span.line}, Col {self.span.column}"
         if source is None:
             return head
         lines = source.splitlines() or [""]

@@ -146,7 +146,7 @@ def _make(info: OpInfo, step: Step, inputs: list[_Built | None],
     if isinstance(fields, str):
         diagnostics.append(Diagnostic("arity", fields, step.span))
         return None
-    if any(i is None for i in inputs):
+    if len(inputs) != info.arity or any(i is None for i in inputs):
         return None
     children = {name: built.node for (name, _), built in zip(info.inputs, inputs, strict=True)}
     node = info.cls(**children, **fields)

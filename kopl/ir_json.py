@@ -1,0 +1,52 @@
+"""The IR's own JSON form, the interchange format for other tools (pydantic dump/validate)."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from koplc.kopl.diagnostics import Diagnostic, Span
+from koplc.kopl.errors import ParseError
+from koplc.kopl.ir import Node
+from koplc.kopl.program import Parsed, SourceMap, program_from_data, program_to_json
+
+NAME = "ir-json"
+
+
+def looks_like(text: str) -> bool:
+    """Whether the text is a JSON object with an `op` field at its top."""
+    stripped = text.lstrip()
+    return stripped.startswith("{") and '"op"' in stripped[:200]
+
+
+def parse(text: str) -> Parsed:
+    """Read IR JSON; raises ParseError at the JSON error or naming the invalid field."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ParseError(f"invalid JSON: {err.msg}", code="bad-json",
+                         span=Span.at_offset(text, err.pos, err.pos + 1), source=text) from None
+    except RecursionError:
+        raise ParseError("JSON nested too deeply", code="too-deep",
+                         span=Span.at_offset(text, 0), source=text) from None
+    return Parsed(parse_data(data, text), SourceMap(), text)
+
+
+def parse_data(data: object, text: str = "") -> Node:
+    """The program held by already-decoded IR JSON data."""
+    try:
+        return program_from_data(data)
+    except ValidationError as err:
+        diagnostics = [Diagnostic("bad-ir", f"{'.'.join(map(str, e['loc'])) or 'program'}: "
+                                  f"{e['msg']}", Span.at_offset(text, 0))
+                       for e in err.errors()[:10]]
+        raise ParseError(diagnostics, source=text) from None
+    except RecursionError:
+        raise ParseError("program nested too deeply", code="too-deep",
+                         span=Span.at_offset(text, 0), source=text) from None
+
+
+def print_program(program: Node) -> str:
+    """The program as compact IR JSON."""
+    return program_to_json(program)
