@@ -38,13 +38,20 @@ def parse_data(data: object, text: str = "") -> Node:
     try:
         return program_from_data(data)
     except ValidationError as err:
-        diagnostics = [Diagnostic("bad-ir", f"{'.'.join(map(str, e['loc'])) or 'program'}: "
-                                  f"{e['msg']}", Span.at_offset(text, 0))
+        diagnostics = [Diagnostic("bad-ir", f"{_location(e['loc'])}: {e['msg']}",
+                                  Span.at_offset(text, 0))
                        for e in err.errors()[:10]]
         raise ParseError(diagnostics, source=text) from None
     except RecursionError:
         raise ParseError("program nested too deeply", code="too-deep",
                          span=Span.at_offset(text, 0), source=text) from None
+
+
+def _location(loc: tuple) -> str:
+    parts = [str(p) for p in loc]
+    if len(parts) > 6:
+        parts = ["…", *parts[-4:]]
+    return ".".join(parts) or "program"
 
 
 def print_program(program: Node) -> str:

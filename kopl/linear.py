@@ -14,7 +14,7 @@ from koplc.kopl import registry
 from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Hop, Node
-from koplc.kopl.program import Parsed, SourceMap
+from koplc.kopl.program import MAX_DEPTH, Parsed, SourceMap
 from koplc.kopl.registry import OpInfo
 from koplc.kopl.types import AmongOp, ArgKind, BetweenOp, Comparator, Direction
 
@@ -39,6 +39,7 @@ class Step:
 class _Built:
     node: Node
     spans: SourceMap  # relative to this subtree's root
+    depth: int = 1
 
 
 def build_tree(steps: list[Step], source: str) -> Parsed:
@@ -149,6 +150,11 @@ def _make(info: OpInfo, step: Step, inputs: list[_Built | None],
     if len(inputs) != info.arity or any(i is None for i in inputs):
         return None
     children = {name: built.node for (name, _), built in zip(info.inputs, inputs, strict=True)}
+    depth = 1 + max((built.depth for built in inputs), default=0)
+    if depth > MAX_DEPTH:
+        diagnostics.append(Diagnostic(
+            "too-deep", f"the program nests more than {MAX_DEPTH} levels deep", step.span))
+        return None
     node = info.cls(**children, **fields)
     spans = SourceMap({(): step.span})
     for i, built in enumerate(inputs):
@@ -158,7 +164,7 @@ def _make(info: OpInfo, step: Step, inputs: list[_Built | None],
             spans.args[((i, *path), name)] = span
     for (name, _), span in zip(info.args, step.arg_spans, strict=False):
         spans.args[((), name)] = span
-    return _Built(node, spans)
+    return _Built(node, spans, depth)
 
 
 def args_to_fields(info: OpInfo, args: list[str]) -> dict[str, object] | str:

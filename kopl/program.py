@@ -15,6 +15,9 @@ from koplc.kopl.ir import AnyNode, Node
 
 Path = tuple[int, ...]
 
+MAX_DEPTH = 256
+"""Deepest program any parser accepts: far beyond real programs, well inside Python's stack."""
+
 _NODE_ADAPTER: TypeAdapter[Node] = TypeAdapter(AnyNode)
 
 

@@ -179,6 +179,7 @@ def _syntax_error(text: str, err: UnexpectedInput) -> ParseError:
     span = Span.at_offset(text, pos, pos + 1)
     if line.count("(") != line.count(")"):
         code, message = "unbalanced-parens", "unbalanced parentheses in this step"
+        span = Span.at_offset(text, line_start + _unmatched_paren(line))
     elif not re.match(r"\s*(step\s*#?\s*\d+\s*[:.\-]|done)", line, re.IGNORECASE):
         code, message = "syntax", "expected 'Step N: Function(arguments)' or 'Done'"
         span = Span.at_offset(text, line_start + len(line) - len(line.lstrip()))
@@ -187,3 +188,16 @@ def _syntax_error(text: str, err: UnexpectedInput) -> ParseError:
     else:
         code, message = "syntax", "expected 'Function(arguments)' after the step label"
     return ParseError(message, code=code, span=span, source=text)
+
+
+def _unmatched_paren(line: str) -> int:
+    """The index of the first ')' with no '(' before it, else of the last unclosed '('."""
+    opened: list[int] = []
+    for i, c in enumerate(line):
+        if c == "(":
+            opened.append(i)
+        elif c == ")":
+            if not opened:
+                return i
+            opened.pop()
+    return opened[-1] if opened else len(line)

@@ -1,0 +1,108 @@
+"""The KQA Pro BART baseline string (`kopl-bart`): separators, stripping, what it cannot say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from koplc.kopl import bart_syntax, nested_syntax
+from koplc.kopl.errors import ParseError, UnsupportedConstruct
+from koplc.kopl.ir import Count, Find, FindAll, QueryName, Relate
+
+IDENTITY = Path(__file__).parent / "fixtures" / "identity"
+LINES = (IDENTITY / "kopl_bart.txt").read_text(encoding="utf-8").splitlines()
+IRELAND = QueryName(input=Relate(input=Find(name="Ireland"), relation="capital",
+                                 direction="forward"))
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_identity_corpus_prints_back_unchanged(line):
+    assert bart_syntax.print_program(bart_syntax.parse(line).program) == line
+    assert bart_syntax.looks_like(line)
+
+
+@pytest.mark.parametrize("text", [
+    "Find <arg> Ireland <func> Relate <arg> capital <arg> forward <func> What",
+    "Find<arg>Ireland<func>Relate<arg>capital<arg>forward<func>QueryName",
+    "  Find <arg>  Ireland\n<func>\tRelate <arg> capital <arg> forward <func> What <arg> ",
+    "Find <arg> Ireland <func> Relate <arg> capital <arg> Forward <func> What",
+])
+def test_surface_variants_give_the_same_program(text):
+    assert bart_syntax.parse(text).program == IRELAND
+
+
+def test_pieces_keep_inner_spaces_and_a_dangling_arg_is_no_argument():
+    assert bart_syntax.parse("Find <arg> New  York City").program == Find(name="New  York City")
+    assert bart_syntax.parse("FindAll <arg> <func> Count").program == Count(input=FindAll())
+    relate = bart_syntax.parse("Find <arg> X <func> Relate <arg> r <arg>").program
+    assert relate == Relate(input=Find(name="X"), relation="r")
+    assert bart_syntax.print_program(relate) == "Find <arg> X <func> Relate <arg> r"
+
+
+def test_agrees_with_nested_calls():
+    for line in (IDENTITY / "kopl_nested.txt").read_text(encoding="utf-8").splitlines():
+        program = nested_syntax.parse(line).program
+        assert bart_syntax.parse(bart_syntax.print_program(program)).program == program
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("", "is empty"),
+    (" padded", "whitespace"),
+    ("tab\t", "whitespace"),
+    ("a <arg> b", "'<arg>'"),
+    ("x<func>", "'<func>'"),
+])
+def test_printer_refuses_arguments_it_cannot_express(name, problem):
+    with pytest.raises(UnsupportedConstruct) as err:
+        bart_syntax.print_program(Count(input=Find(name=name)))
+    assert repr(name) in str(err.value) and problem in str(err.value)
+
+
+def test_spans_point_at_pieces():
+    text = "Find <arg> Ireland <func> Relate <arg> capital"
+    parsed = bart_syntax.parse(text)
+    whole = parsed.source_map.node(())
+    assert text[whole.start:whole.end] == "Relate <arg> capital"
+    span = parsed.source_map.arg((0,), "name")
+    assert text[span.start:span.end] == "Ireland"
+
+
+def error_of(text: str) -> ParseError:
+    with pytest.raises(ParseError) as err:
+        bart_syntax.parse(text)
+    assert err.value.source == text
+    return err.value
+
+
+@pytest.mark.parametrize(("text", "code", "line", "column"), [
+    ("Find <arg> X <func> Cont", "unknown-function", 1, 21),
+    ("Find <arg> X <arg> Y", "arity", 1, 1),
+    ("Find <arg> X <func> Find <arg> Y <func> Count", "unused-step", 1, 1),
+    ("Find <arg> X <func> And", "missing-input", 1, 21),
+    ("Count", "missing-input", 1, 1),
+    ("Find <arg> <arg> X", "empty-argument", 1, 6),
+    ("<func> Count", "syntax", 1, 1),
+    ("Find <arg> X <func>\n<func> Count", "syntax", 2, 1),
+    ("Find <arg> X <func> ", "syntax", 1, 21),
+    ("  ", "empty-program", 1, 1),
+])
+def test_errors_have_codes_and_positions(text, code, line, column):
+    diagnostic = error_of(text).diagnostics[0]
+    assert (diagnostic.code, diagnostic.span.line, diagnostic.span.column) == (code, line, column)
+
+
+def test_error_messages_read_plainly():
+    assert "did you mean 'Count'?" in str(error_of("Find <arg> X <func> Cont"))
+    assert "expected a function name" in str(error_of("<arg> X"))
+
+
+def test_looks_like():
+    assert bart_syntax.looks_like("Find <arg> X <func> Count")
+    assert bart_syntax.looks_like("Find <arg> X")
+    assert bart_syntax.looks_like(" FindAll\n") and bart_syntax.parse("FindAll").program == FindAll()
+    assert not bart_syntax.looks_like("Find X")
+    assert bart_syntax.looks_like("<func> Count")
+    assert not bart_syntax.looks_like('QueryName(Find("a <arg> b"))')
+    assert not bart_syntax.looks_like('(AND m.01 "<func>")')
+    assert not bart_syntax.looks_like("Count(Find('X'))")

@@ -1,0 +1,157 @@
+"""Nested-call KoPL (`kopl-nested`): the docs corpus, identity corpus, spans and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from koplc.kopl import bart_syntax, engine_pair, kqapro_json, nested_syntax
+from koplc.kopl.errors import ParseError
+from koplc.kopl.ir import Find, FindAll, Node, QueryName, Relate
+from koplc.kopl.registry import OPS
+
+IDENTITY = Path(__file__).parent / "fixtures" / "identity"
+LINES = (IDENTITY / "kopl_nested.txt").read_text(encoding="utf-8").splitlines()
+ALIGNED = {"kopl_nested.txt": nested_syntax, "kqapro_json.txt": kqapro_json,
+           "kopl_engine.txt": engine_pair, "kopl_bart.txt": bart_syntax}
+
+
+def preorder(node: Node) -> list[str]:
+    return [type(node).__name__, *(name for child in node.children for name in preorder(child))]
+
+
+def test_every_docs_program_parses_with_its_functions(shared):
+    lines = (shared / "corpus" / "kopl_functional_docs.jsonl").read_text(encoding="utf-8")
+    records = [json.loads(line) for line in lines.splitlines() if line]
+    assert len(records) == 13
+    for record in records:
+        parsed = nested_syntax.parse(record["program_text"])
+        assert preorder(parsed.program) == record["functions"], record["id"]
+        assert nested_syntax.looks_like(record["program_text"])
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_identity_corpus_prints_back_unchanged(line):
+    assert nested_syntax.print_program(nested_syntax.parse(line).program) == line
+
+
+def test_identity_corpus_covers_every_op():
+    ops = {type(n).__name__ for line in LINES for _, n in nested_syntax.parse(line).program.walk()}
+    assert ops == set(OPS)
+    assert len(LINES) >= 15
+
+
+def test_identity_corpora_of_all_syntaxes_agree_line_by_line():
+    corpora = {name: (IDENTITY / name).read_text(encoding="utf-8").splitlines()
+               for name in ALIGNED}
+    assert len({len(lines) for lines in corpora.values()}) == 1
+    for i, line in enumerate(LINES):
+        program = nested_syntax.parse(line).program
+        for name, module in ALIGNED.items():
+            assert module.parse(corpora[name][i]).program == program, (name, i)
+            assert module.print_program(program) == corpora[name][i]
+
+
+@pytest.mark.parametrize("text", [
+    "QueryName(Relate(Find('X'), 'r', 'forward'))",
+    'engine.QueryName(engine.Relate(engine.Find("X"), "r", "forward"))',
+    'What(Relate(Find("X"),"r","forward"))',
+    ' \n\tQueryName (\n  Relate(\n Find( "X" ) ,\r\n "r", \'forward\', ) )\n',
+    'QueryName(Relate(Find("X"), "r", "Forward"))',
+    'a.b.QueryName(Relate(Find("X"), "r", "forward"))',
+])
+def test_surface_variants_give_the_same_program(text):
+    expected = QueryName(input=Relate(input=Find(name="X"), relation="r", direction="forward"))
+    assert nested_syntax.parse(text).program == expected
+    assert nested_syntax.print_program(expected) == 'QueryName(Relate(Find("X"), "r", "forward"))'
+
+
+def test_numbers_are_kept_as_written():
+    program = nested_syntax.parse('FilterNum(FindAll(), "height", -1.5e3, "<")').program
+    assert program.value == "-1.5e3"
+    assert nested_syntax.parse('VerifyYear(QueryAttr(Find("x"), "y"), 180, "=")').program.value == "180"
+
+
+@pytest.mark.parametrize(("literal", "value"), [
+    (r'"a \"b\" \\ c"', 'a "b" \\ c'),
+    (r"'it\'s'", "it's"),
+    (r'"\u00e9\x41\101\N{BULLET}\t\n"', "éAA\u2022\t\n"),
+    (r'"C:\dir"', "C:\\dir"),  # an unknown escape keeps its backslash, as in Python
+    ('"東京"', "東京"),
+])
+def test_string_escapes_are_pythons(literal, value):
+    program = nested_syntax.parse(f"Find({literal})").program
+    assert program == Find(name=value)
+    assert nested_syntax.parse(nested_syntax.print_program(program)).program == program
+
+
+def test_printer_escapes_like_json():
+    program = Find(name='say "hi"\n\\ é')
+    assert nested_syntax.print_program(program) == f"Find({json.dumps(program.name, ensure_ascii=False)})"
+    assert nested_syntax.print_program(Relate(input=FindAll(), relation="r")) == 'Relate(FindAll(), "r")'
+
+
+def test_spans_point_at_calls_names_and_arguments():
+    text = 'QueryName(\n  engine.Relate(Find("X"), "r", \'forward\')\n)'
+    parsed = nested_syntax.parse(text)
+    relate = parsed.source_map.node((0,))
+    assert text[relate.start:relate.end] == "engine.Relate(Find(\"X\"), \"r\", 'forward')"
+    assert (relate.line, relate.column) == (2, 3)
+    span = parsed.source_map.arg((0,), "direction")
+    assert text[span.start:span.end] == "'forward'"
+    span = parsed.source_map.arg((0, 0), "name")
+    assert text[span.start:span.end] == '"X"'
+    whole = parsed.source_map.node(())
+    assert (whole.start, whole.end) == (0, len(text))
+
+
+def error_of(text: str) -> ParseError:
+    with pytest.raises(ParseError) as err:
+        nested_syntax.parse(text)
+    assert err.value.source == text
+    return err.value
+
+
+@pytest.mark.parametrize(("text", "code", "line", "column"), [
+    ('QueryName(\n  Relate(Find("X"), "r", "forward")\n', "unbalanced-parens", 1, 10),
+    ('QueryName(Find("X")))', "unbalanced-parens", 1, 21),
+    ('Count(\n  Find("X)\n)', "unterminated-string", 2, 8),
+    ("Count(Find('X))", "unterminated-string", 1, 12),
+    ('QueryName(Fnd("X"))', "unknown-function", 1, 11),
+    ('Count(Find("X", "Y"))', "arity", 1, 7),
+    ('Relate(Find("X"))', "arity", 1, 1),
+    ('Count(Find("X"), Find("Y"))', "arity", 1, 1),
+    ("Count()", "arity", 1, 1),
+    ('Relate("r", Find("X"))', "argument-order", 1, 13),
+    ('Find("a" "b")', "syntax", 1, 10),
+    ('Find("\\N{NO SUCH NAME}")', "bad-escape", 1, 6),
+    ("Find x", "syntax", 1, 6),
+    ("", "empty-program", 1, 1),
+    ("   \n ", "empty-program", 1, 1),
+])
+def test_errors_have_codes_and_positions(text, code, line, column):
+    diagnostic = error_of(text).diagnostics[0]
+    assert (diagnostic.code, diagnostic.span.line, diagnostic.span.column) == (code, line, column)
+
+
+def test_error_messages_read_plainly():
+    assert "did you mean 'Find'?" in str(error_of('QueryName(Fnd("X"))'))
+    assert "expected ',' or ')'" in str(error_of('Find("a" "b")'))
+    assert "unbalanced parentheses" in str(error_of("Count(FindAll()"))
+    assert "unterminated string" in str(error_of('Find("abc'))
+    assert "  Count(FindAll()\n       ^" in str(error_of("Count(FindAll()"))
+
+
+def test_every_problem_is_reported_at_once():
+    codes = [d.code for d in error_of('Cont(Relate("r", Find("X")), Fnd("Y"))').diagnostics]
+    assert sorted(codes) == ["argument-order", "unknown-function", "unknown-function"]
+
+
+def test_looks_like():
+    assert nested_syntax.looks_like("  engine.Count(FindAll())")
+    assert nested_syntax.looks_like("QueryName (")
+    assert not nested_syntax.looks_like('[{"function": "Find"}]')
+    assert not nested_syntax.looks_like("Step 1: Find(X)")
+    assert not nested_syntax.looks_like("Find <arg> X")
