@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from koplc.kopl import registry
 from koplc.kopl.diagnostics import Diagnostic, Severity, Span
 from koplc.kopl.errors import TypeCheckError
 from koplc.kopl.ir import Node
