@@ -8,8 +8,6 @@ import pkgutil
 
 import pytest
 
-
-
 SUBPACKAGES = ("grammar", "kopl", "sexpr", "sparql_backend", "llm", "gnn")
 
 

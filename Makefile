@@ -1,0 +1,63 @@
+# koplc's entry points.  On a fresh machine: `make setup demo`, then `make test`.
+
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+
+# Two dependencies compile from source, and by default for the CPU they compile on
+# (-march=native).  pip caches the wheel it builds and reuses it later, even on a machine with
+# another CPU, where that wheel dies with "Illegal instruction".  So build them for a fixed
+# target instead: llama.cpp without GGML_NATIVE (x86-64: AVX2/FMA/F16C, Arm: baseline armv8),
+# without the multimodal library koplc never loads; hnswlib without -march=native.
+export CMAKE_ARGS := $(strip $(CMAKE_ARGS) -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF)
+export HNSWLIB_NO_NATIVE := 1
+
+# The import rules of DESIGN.md are checked on the package as Python sees it: the folders are
+# mapped into `koplc` by setuptools' package-dir, which import-linter cannot follow, so `lint`
+# assembles that tree from symlinks (read from pyproject.toml) and runs lint-imports inside it
+# (lint-imports puts its working directory first on sys.path).
+IMPORT_GRAPH := build/import-graph
+define LINK_IMPORT_GRAPH
+import pathlib, shutil, sys, tomllib
+root = pathlib.Path(sys.argv[1])
+shutil.rmtree(root, ignore_errors=True)
+folders = tomllib.loads(pathlib.Path("pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+for name, folder in sorted(folders.items()):
+    source, target = pathlib.Path(folder).resolve(), root.joinpath(*name.split("."))
+    if "." in name:
+        target.symlink_to(source, target_is_directory=True)
+    else:
+        target.mkdir(parents=True)
+        for entry in source.iterdir():
+            (target / entry.name).symlink_to(entry)
+endef
+export LINK_IMPORT_GRAPH
+
+# demo and test install first when .venv is missing or older than pyproject.toml.
+INSTALLED := $(VENV)/.installed
+
+.PHONY: setup demo test lint
+
+setup: | $(PY)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e '.[all,dev]'
+	touch $(INSTALLED)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(INSTALLED): pyproject.toml
+	$(MAKE) --no-print-directory setup
+
+demo: $(INSTALLED)
+	$(VENV)/bin/koplc parse examples/program.txt --to ir-json
+	$(VENV)/bin/koplc check examples/program.txt
+
+test: $(INSTALLED)
+	$(PY) -m pytest
+	$(MAKE) --no-print-directory lint
+
+lint:
+	$(VENV)/bin/ruff check .
+	$(PY) -c "$$LINK_IMPORT_GRAPH" $(IMPORT_GRAPH)
+	cd $(IMPORT_GRAPH) && $(CURDIR)/$(VENV)/bin/lint-imports --config $(CURDIR)/pyproject.toml
