@@ -8,9 +8,7 @@ dependencies and handed to `build_tree`.
 
 from __future__ import annotations
 
-import json
 import re
-import unicodedata
 
 from lark import Token, Tree
 
@@ -20,6 +18,7 @@ from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Node
 from koplc.kopl.linear import Step, build_tree, linearize
 from koplc.kopl.program import Parsed
+from koplc.kopl.quoting import quote, unquote
 from koplc.kopl.syntax_errors import parse_with
 
 NAME = "kopl-nested"
@@ -28,10 +27,6 @@ _LABELS = {"NAME": "a function name", "STRING": "a string", "NUMBER": "a number"
            "LPAR": "'('", "COMMA": "','", "RPAR": "')'", "$END": "the end of the input"}
 _BRACKETS = {"(": ")"}
 _START = re.compile(r"\s*(?:[A-Za-z_]\w*\s*\.\s*)*[A-Za-z_]\w*\s*\(")
-_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|[0-7]{1,3}|.)",
-                     re.DOTALL)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "a": "\a",
-                   "\\": "\\", "'": "'", '"': '"'}
 
 
 def looks_like(text: str) -> bool:
@@ -106,27 +101,6 @@ def _value(token: Token, span: Span, diagnostics: list[Diagnostic]) -> str:
         return str(token)[1:-1]
 
 
-def unquote(literal: str) -> str:
-    r"""The value of a quoted string literal, with Python's backslash escapes.
-
-    >>> unquote(r"'it\'s \u00e9\n'")
-    "it's é\n"
-    """
-    return _ESCAPE.sub(_unescape, literal[1:-1])
-
-
-def _unescape(match: re.Match) -> str:
-    code = match.group(1)
-    if code[0] in "xuU" and len(code) > 1:
-        return chr(int(code[1:], 16))
-    if code[0] == "N" and len(code) > 1:
-        return unicodedata.lookup(code[2:-1])
-    if code[0] in "01234567":
-        return chr(int(code, 8))
-    # Like Python, an unknown escape (e.g. "\d") keeps its backslash.
-    return _SIMPLE_ESCAPES.get(code, "\\" + code)
-
-
 def print_program(program: Node) -> str:
     """The canonical nested-call text of a program: one line, double-quoted strings.
 
@@ -137,6 +111,6 @@ def print_program(program: Node) -> str:
     rendered: list[str] = []
     for step in linearize(program):
         parts = [rendered[d] for d in step.dependencies]
-        parts += [json.dumps(arg, ensure_ascii=False) for arg in step.args]
+        parts += [quote(arg) for arg in step.args]
         rendered.append(f"{step.function}({', '.join(parts)})")
     return rendered[-1]

@@ -1,21 +1,25 @@
-"""Quoted string arguments: reading them with their escapes and writing them back."""
+"""Quoted string arguments: reading them with Python's backslash escapes, writing them back."""
 
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\",
-            '"': '"', "'": "'", "0": "\0"}
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|N\{[^}]*\}|[0-7]{1,3}|.)",
+                     re.DOTALL)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "a": "\a",
+                   "\\": "\\", "'": "'", '"': '"'}
 
 
 def scan_quoted(text: str, start: int) -> int | None:
     """The offset just past the closing quote of the string opening at `start`, or None."""
-    quote = text[start]
+    quote_char = text[start]
     i = start + 1
     while i < len(text):
         if text[i] == "\\":
             i += 2
-        elif text[i] == quote:
+        elif text[i] == quote_char:
             return i + 1
         elif text[i] == "\n":
             return None
@@ -24,33 +28,27 @@ def scan_quoted(text: str, start: int) -> int | None:
     return None
 
 
-def unquote(raw: str) -> str:
-    """The value of a single- or double-quoted string with backslash escapes.
+def unquote(literal: str) -> str:
+    r"""The value of a single- or double-quoted string literal, with Python's escapes.
 
-    >>> unquote(r'"a \\"b\\" \\u00e9"'), unquote("'it\\\\'s'")
-    ('a "b" é', "it's")
+    Raises ValueError or KeyError for a malformed escape (e.g. ``\U`` beyond Unicode).
+
+    >>> unquote(r"'it\'s \u00e9\n'"), unquote(r'"say \"hi\""')
+    ("it's é\n", 'say "hi"')
     """
-    body = raw[1:-1]
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch != "\\" or i + 1 >= len(body):
-            out.append(ch)
-            i += 1
-            continue
-        nxt = body[i + 1]
-        if nxt == "u" and _is_hex(body[i + 2:i + 6]):
-            out.append(chr(int(body[i + 2:i + 6], 16)))
-            i += 6
-        else:
-            out.append(_ESCAPES.get(nxt, "\\" + nxt))
-            i += 2
-    return "".join(out)
+    return _ESCAPE.sub(_unescape, literal[1:-1])
 
 
-def _is_hex(text: str) -> bool:
-    return len(text) == 4 and all(c in "0123456789abcdefABCDEF" for c in text)
+def _unescape(match: re.Match) -> str:
+    code = match.group(1)
+    if code[0] in "xuU" and len(code) > 1:
+        return chr(int(code[1:], 16))
+    if code[0] == "N" and len(code) > 1:
+        return unicodedata.lookup(code[2:-1])
+    if code[0] in "01234567":
+        return chr(int(code, 8))
+    # Like Python, an unknown escape (e.g. "\d") keeps its backslash.
+    return _SIMPLE_ESCAPES.get(code, "\\" + code)
 
 
 def quote(value: str) -> str:

@@ -113,7 +113,13 @@ def _split_args(text: str, args: Token, diagnostics: list[Diagnostic]
                 diagnostics.append(Diagnostic("unterminated-string", "unterminated string",
                                               Span.at_offset(text, i, end)))
                 return pieces
-            pieces.append((unquote(text[i:close]), i, close, True))
+            try:
+                value = unquote(text[i:close])
+            except (ValueError, KeyError):
+                diagnostics.append(Diagnostic("bad-escape", "invalid escape sequence in string",
+                                              Span.at_offset(text, i, close)))
+                return pieces
+            pieces.append((value, i, close, True))
             i = close
             while i < end and text[i] in " \t":
                 i += 1
