@@ -141,3 +141,16 @@ def ops_in(program: ir.Node) -> set[str]:
 
 ALL_OPS = set(OPS)
 ANSWER_TYPES = set(Type)
+
+
+@st.composite
+def mutated(draw, seeds: list[str], tokens: list[str], max_edits: int = 5,
+            max_cut: int = 8) -> str:
+    """A seed program with a few random cuts and insertions of syntax-significant tokens."""
+    text = draw(st.sampled_from(seeds))
+    for _ in range(draw(st.integers(1, max_edits))):
+        i = draw(st.integers(0, len(text)))
+        j = draw(st.integers(i, min(len(text), i + max_cut)))
+        insert = draw(st.one_of(st.sampled_from(tokens), st.text(max_size=3), st.just("")))
+        text = text[:i] + insert + text[j:]
+    return text

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from conftest import SHARED, read_jsonl
 from koplc import api
 from koplc.kopl.errors import KoplcError
+from strategies import mutated
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SEEDS = [r["program_text"] for r in read_jsonl(SHARED / "corpus" / "kopl_steps_symkgqa.jsonl")]
@@ -23,17 +24,6 @@ SEEDS += [
 ]
 TOKENS = ["(", ")", '"', "'", ",", "\\", "\n", "Step 1:", "Done", "<arg>", "<func>", "[", "]",
           "{", "}", ":", "^^", "JOIN", "AND", "R", "m.0", "Find(", "engine.", "\x00", "é", " "]
-
-
-@st.composite
-def mutated(draw):
-    text = draw(st.sampled_from(SEEDS))
-    for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, len(text)))
-        j = draw(st.integers(i, min(len(text), i + 8)))
-        insert = draw(st.one_of(st.sampled_from(TOKENS), st.text(max_size=3), st.just("")))
-        text = text[:i] + insert + text[j:]
-    return text
 
 
 def _parse_everywhere(text: str) -> None:
@@ -57,7 +47,7 @@ def test_random_text(text):
 
 
 @FUZZ
-@given(mutated())
+@given(mutated(SEEDS, TOKENS, max_edits=4))
 def test_mutated_corpus_programs(text):
     _parse_everywhere(text)
 

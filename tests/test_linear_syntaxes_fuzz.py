@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from koplc.kopl import bart_syntax, engine_pair, kqapro_json, nested_syntax
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
+from strategies import mutated
 
 MODULES = [nested_syntax, kqapro_json, engine_pair, bart_syntax]
 IDENTITY = Path(__file__).parent / "fixtures" / "identity"
@@ -23,17 +24,6 @@ TOKENS = ["(", ")", '"', "'", ",", "\\", "\\u12", "\\N{", "\n", "<arg>", "<func>
           "{", "}", ":", "engine.", "Find(", "FindAll()", "What", "-1e5", "true", "null",
           '"function"', '"inputs"', '"dependencies"', "\x00", "\ud800", "é", " ", "0", "-3"]
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def mutated(draw):
-    text = draw(st.sampled_from(SEEDS))
-    for _ in range(draw(st.integers(1, 5))):
-        i = draw(st.integers(0, len(text)))
-        j = draw(st.integers(i, min(len(text), i + 6)))
-        insert = draw(st.one_of(st.sampled_from(TOKENS), st.text(max_size=3), st.just("")))
-        text = text[:i] + insert + text[j:]
-    return text
 
 
 def parse_or_fail_cleanly(module, text: str) -> None:
@@ -56,7 +46,7 @@ def test_random_text(module):
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.NAME)
 def test_mutated_programs(module):
-    FUZZ(given(mutated())(lambda text: parse_or_fail_cleanly(module, text)))()
+    FUZZ(given(mutated(SEEDS, TOKENS, max_cut=6))(lambda text: parse_or_fail_cleanly(module, text)))()
 
 
 @pytest.mark.parametrize("text", [

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
 from koplc.sexpr import parse, print_program
+from strategies import mutated
 
 FUZZ = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXTRA_SEEDS = ["(TC (JOIN r m.01) p.q NOW)", '(JOIN k "a \\" b"@en)', "(ARGMIN a.b (JOIN (R c) d))",
@@ -36,17 +37,6 @@ def _seeds(shared) -> list[str]:
     return [json.loads(line)["s_expression"] for line in lines if line] + EXTRA_SEEDS
 
 
-@st.composite
-def mutated(draw, seeds: list[str]) -> str:
-    text = draw(st.sampled_from(seeds))
-    for _ in range(draw(st.integers(1, 5))):
-        i = draw(st.integers(0, len(text)))
-        j = draw(st.integers(i, min(len(text), i + 10)))
-        insert = draw(st.one_of(st.sampled_from(TOKENS), st.text(max_size=3), st.just("")))
-        text = text[:i] + insert + text[j:]
-    return text
-
-
 @FUZZ
 @given(st.lists(st.sampled_from(TOKENS) | st.text(max_size=4), max_size=30).map("".join))
 def test_token_soup(text):
@@ -56,7 +46,7 @@ def test_token_soup(text):
 @FUZZ
 @given(data=st.data())
 def test_mutated_corpus(shared, data):
-    _must_only_raise_koplc_errors(data.draw(mutated(_seeds(shared))))
+    _must_only_raise_koplc_errors(data.draw(mutated(_seeds(shared), TOKENS, max_cut=10)))
 
 
 @settings(max_examples=500, deadline=None)
