@@ -148,3 +148,61 @@ def batch(lines: Iterable[str], job: Callable[[str], dict]) -> Iterator[dict]:
                 "bad-record", f"line {number}: not JSON: {err.msg}").to_json()]}
         except KoplcError as err:
             yield {**extra, "ok": False, "diagnostics": [d.to_json() for d in err.diagnostics]}
+
+
+# Knowledge bases and execution. Imported where used: the KB and executor modules (and sympy,
+# pyoxigraph behind them) load only for the commands that need them.
+
+
+def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
+            schema: str | Path | None = None):
+    """Load a KB file (.json KoPL KB JSON, .txt MetaQA triples, .nt, .ttl) through its cache.
+
+    `schema` names a JSON TripleSchema file for pipe triples (default: MetaQA's).
+    """
+    from koplc.kopl.kb_cache import load_kb as load
+    from koplc.kopl.kb_triples import METAQA, TripleSchema
+
+    triple_schema = METAQA
+    if schema is not None:
+        triple_schema = TripleSchema.from_json(Path(schema).read_text(encoding="utf-8"))
+    return load(path, cache=cache, fmt=fmt, schema=triple_schema)
+
+
+def run(text: str, kb, syntax: str = "auto", options=None):
+    """Parse a program in any syntax and execute it on `kb`; returns an Answer.
+
+    KQA Pro JSON lists take the fast builder (the full parser still reports malformed ones).
+    """
+    from koplc.kopl.execute import DEFAULT, execute
+    from koplc.kopl.kqapro_fast import program_from_kqapro
+
+    name = detect_syntax(text) if syntax == "auto" else syntax
+    program = program_from_kqapro(text) if name == kqapro_json.NAME else parse(text, name).program
+    return execute(program, kb, options or DEFAULT)
+
+
+def kb_stats(kb) -> dict[str, int]:
+    """Counts of the KB's concepts, entities, facts, keys and relations."""
+    return kb.stats()
+
+
+def kb_convert(kb, to: str = "kopl-json", out: str | Path | None = None) -> str:
+    """The KB written in format `to` (only kopl-json); written atomically to `out` if given."""
+    from koplc.kopl.kb_json import kb_to_json
+
+    if to != "kopl-json":
+        raise KoplcError(f"cannot convert a KB to {to!r}; the only target is kopl-json",
+                         code="kb-format")
+    text = kb_to_json(kb) + "\n"
+    if out is not None:
+        write_atomically(Path(out), text)
+    return text
+
+
+def check_names(text: str, kb, syntax: str = "auto") -> list[Diagnostic]:
+    """Warnings for the program's names that `kb` lacks (entity, concept, relation, keys)."""
+    from koplc.kopl.kb_check import check_against_kb
+
+    parsed = parse(text, syntax)
+    return check_against_kb(parsed.program, kb, parsed.source_map)

@@ -1,10 +1,11 @@
-"""The thin command line over koplc.api: parse, check, fmt."""
+"""The thin command line over koplc.api: parse, check, fmt, run, kb stats, kb convert."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from datetime import date
 from pathlib import Path
 
 from koplc import __version__, api
@@ -54,7 +55,60 @@ def _parser() -> argparse.ArgumentParser:
     command("check", _check, "parse and type-check a program; report every problem")
     fmt = command("fmt", _fmt, "print a program canonically in its own syntax")
     fmt.add_argument("--in-place", action="store_true", help="rewrite FILE (atomically)")
+    _add_run(command("run", _run, "execute a program (or a JSONL batch) on a KB"))
+    _add_kb(commands)
     return parser
+
+
+def _add_run(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--kb", required=True, help="KB file: .json, .txt (MetaQA triples), .nt, .ttl")
+    sub.add_argument("--unit-conversion", action="store_true",
+                     help="compare quantities across convertible units (sympy)")
+    sub.add_argument("--no-findall-concepts", action="store_true",
+                     help="FindAll returns entities only (the engine includes concepts)")
+    sub.add_argument("--inclusive-comparators", action="store_true", help="allow <= and >=")
+    sub.add_argument("--today", type=date.fromisoformat, help="the date NOW means (yyyy-mm-dd)")
+
+
+def _add_kb(commands) -> None:
+    kb = commands.add_parser("kb", help="inspect or convert a KB", description="KB commands")
+    kb_commands = kb.add_subparsers(required=True, metavar="KB_COMMAND")
+    stats = kb_commands.add_parser("stats", help="count concepts, entities, facts, keys")
+    stats.add_argument("kb", metavar="KB")
+    stats.set_defaults(run=_kb_stats)
+    convert = kb_commands.add_parser("convert", help="write the KB as KoPL KB JSON")
+    convert.add_argument("kb", metavar="KB")
+    convert.add_argument("--to", default="kopl-json", choices=["kopl-json"])
+    convert.add_argument("--out", help="output file, written atomically (default: stdout)")
+    convert.set_defaults(run=_kb_convert)
+
+
+def _run(args) -> int:
+    from koplc.kopl.execute import ExecOptions
+
+    kb = api.load_kb(args.kb)
+    options = ExecOptions(unit_conversion=args.unit_conversion,
+                          findall_concepts=not args.no_findall_concepts,
+                          inclusive_comparators=args.inclusive_comparators, today=args.today)
+    if args.jsonl:
+        return _emit_batch(args, lambda text: {
+            "ok": True, **api.run(text, kb, args.source, options).to_json()})
+    print(json.dumps(api.run(_read(args.file), kb, args.source, options).to_json(),
+                     ensure_ascii=False))
+    return 0
+
+
+def _kb_stats(args) -> int:
+    for name, count in api.kb_stats(api.load_kb(args.kb)).items():
+        print(f"{name}: {count}")
+    return 0
+
+
+def _kb_convert(args) -> int:
+    text = api.kb_convert(api.load_kb(args.kb), args.to, args.out)
+    if args.out is None:
+        sys.stdout.write(text)
+    return 0
 
 
 def _read(path: str) -> str:

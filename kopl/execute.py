@@ -1,0 +1,248 @@
+"""The native executor: runs an IR program on a KB with the official KoPL engine's semantics.
+
+`execute(program, kb)` dispatches on the node class to `visit_<Op>` methods (the set ops,
+query ops and S-expression extensions live in `exec_sets`, `exec_queries` and
+`exec_extensions`); the dispatch table is built once at import. Intermediate results are what
+the engine keeps in its memory — an entity set is ``(node ids, facts or None)`` with duplicates
+kept, values are `Value` objects — and only the root result is rendered into an `Answer`.
+Deliberate departures from the engine are the named switches of `ExecOptions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from koplc.kopl.answer import ENTITY_TYPES, Answer
+from koplc.kopl.errors import ExecutionError
+from koplc.kopl.exec_extensions import ExtensionOps
+from koplc.kopl.exec_queries import QueryOps
+from koplc.kopl.exec_sets import SetOps
+from koplc.kopl.ir import OP_CLASSES, Node, Relate, SelectBetween
+from koplc.kopl.kb import KB, QUALIFIERS
+from koplc.kopl.types import Comparator, Type
+from koplc.kopl.values import Value, ValueProblem, compiled_test
+
+
+@dataclass(frozen=True)
+class ExecOptions:
+    """Switches for deliberate departures from the official engine (defaults: the engine's).
+
+    - `unit_conversion`: quantities in different but convertible units compare after
+      conversion with sympy units (engine: only equal units compare), and Select*/ArgMax
+      convert candidates to the majority unit instead of dropping them.
+    - `findall_concepts`: FindAll returns concept nodes too, as the engine does (so a
+      sub-concept counts as an instance of its super-concept); False returns entities only.
+    - `inclusive_comparators`: ``<=`` and ``>=`` compare (the S-expression ``le``/``ge``);
+      the engine raises once such a comparison is made.
+    - `extension_ops`: Entity, ArgMax, ArgMin and TimeConstraint run; False makes them raise
+      as the engine does for a function it does not have. They cannot change a KoPL program.
+    - `today`: the date NOW means in TimeConstraint (None: the real today).
+    """
+
+    unit_conversion: bool = False
+    findall_concepts: bool = True
+    inclusive_comparators: bool = False
+    extension_ops: bool = True
+    today: date | None = None
+
+
+DEFAULT = ExecOptions()
+
+# Where koplc, with the default options, deliberately answers otherwise than the official
+# Python engine (KoPL 0.0.5). The differential test tolerates nothing outside this list.
+DEVIATIONS = {
+    "unknown operator word": "a comparator, direction or Select* word outside the engine's "
+    "vocabulary raises ExecutionError before anything runs; the engine raises only once it "
+    "compares, answers Relate with an empty set, and reads any SelectBetween/SelectAmong word "
+    "but less/smallest as greater/largest",
+    "order from hashing": "where the engine's list order comes from iterating a Python set "
+    "(it varies with PYTHONHASHSEED) ours follows node numbers, so ties it breaks by that "
+    "order (equal values in SelectBetween, equal unit counts in Select*) may go to another, "
+    "equally valid entity; lists compare as multisets",
+    "facts of a final entity set": "rendered as JSON-like records with values as strings; the "
+    "engine prints its value objects' reprs (memory addresses)",
+    "ill-typed programs": "an input of the wrong type raises ExecutionError naming the step",
+    "malformed KB": "raises KBError at load (dangling ids, unknown value types, duplicate ids, "
+    "non-finite numbers); the engine skips dangling concept ids, reads unknown value types as "
+    "times and lets an entity replace a concept with its id",
+    "extension ops": "Entity, ArgMax, ArgMin and TimeConstraint run (the engine has no such "
+    "functions); ExecOptions(extension_ops=False) refuses them",
+}
+_COMPARATORS = {c: str(c) for c in Comparator}
+
+
+def execute(program: Node, kb: KB, options: ExecOptions = DEFAULT) -> Answer:
+    """Run `program` on `kb`; raises ExecutionError where the engine raises or the program is
+    malformed (a missing direction, an unknown comparator word), naming the step.
+
+    >>> from koplc.kopl.ir import Count, FindAll
+    >>> from koplc.kopl.kb import KBBuilder
+    >>> execute(Count(input=FindAll()), KBBuilder().build()).render()
+    '0'
+    """
+    global _last
+    executor = _last  # an Executor holds no per-run state: reuse the last one if it fits
+    if executor.kb is not kb or executor.options is not options:
+        executor = _last = Executor(kb, options)
+    return executor.run(program)
+
+
+class StepFailure(Exception):
+    """Raised inside a visit (cheaply); `Executor.run` turns it into an ExecutionError that
+    names the step."""
+
+    def __init__(self, node: Node, message: str):
+        super().__init__(message)
+        self.node, self.reason = node, message
+
+
+class Executor(SetOps, QueryOps, ExtensionOps):
+    """Runs programs on one KB with one set of options; holds no per-run state."""
+
+    __slots__ = ("kb", "options", "convert", "inclusive", "tests")
+
+    def __init__(self, kb: KB, options: ExecOptions = DEFAULT):
+        self.kb = kb
+        self.options = options
+        self.inclusive = options.inclusive_comparators
+        self.tests: dict[tuple, object] = {}  # compiled literal tests, by (text, kind, op)
+        self.convert = None
+        if options.unit_conversion:
+            from koplc.kopl.units import convert
+
+            self.convert = convert
+
+    def run(self, program: Node) -> Answer:
+        """Execute and render the root result as the engine's `forward` would."""
+        cls = program.__class__
+        try:
+            if cls is Relate:  # a final Relate shows its facts, as the engine's does
+                raw = self.visit_Relate(program, True)
+            else:
+                raw = _VISITORS[cls](self, program)
+            return _RENDER[cls](self, program.output, raw)
+        except StepFailure as failure:
+            raise _numbered(program, failure) from None
+
+    def _eval(self, node: Node):
+        return _VISITORS[node.__class__](self, node)
+
+    def _entities(self, node: Node) -> tuple:
+        """The (ids, facts) of an entity-valued child; ExecutionError for any other type."""
+        return _ENTITY_VISITORS[node.__class__](self, node)
+
+    def _values(self, node: Node) -> list[Value]:
+        if node.__class__ not in _VALUE_OPS:
+            raise self.error(node, f"gives {node.output}, not values")
+        return _VISITORS[node.__class__](self, node)
+
+    def error(self, node: Node, message: str) -> StepFailure:
+        """The error to raise for `node`; `run` adds the step number."""
+        return StepFailure(node, message)
+
+    # Literals and comparisons, as the engine reads and applies them.
+
+    def comparator(self, node: Node) -> str:
+        """The node's comparator; an unknown word is refused before anything runs."""
+        op = _COMPARATORS.get(node.comparator)
+        if op is not None:
+            return op
+        op = node.comparator
+        raise self.error(node, f"unknown comparator {op!r}; expected one of =, !=, <, >"
+                         + (", <=, >=" if self.options.inclusive_comparators else ""))
+
+    def test(self, node: Node, text: str, kind: str, op: str):
+        """The test `value -> bool` of comparing with the literal `text` by `op`; problems
+        (an unreadable literal, a comparison the engine refuses) fail `node`'s step."""
+        test = self.tests.get((text, kind, op))
+        if test is None:
+            try:
+                test = compiled_test(text, kind, op, self.inclusive, self.convert)
+            except ValueProblem as problem:
+                raise StepFailure(node, str(problem)) from None
+            if len(self.tests) < 4096:
+                self.tests[text, kind, op] = test
+        if getattr(test, "may_raise", False):
+            return _naming(node, test)
+        return test
+
+    def fact_data(self, fact: tuple) -> dict:
+        """A fact as the engine's JSON-like record, qualifier values rendered."""
+        qualifiers = {k: [str(v) for v in vs] for k, vs in fact[QUALIFIERS].items()}
+        if len(fact) == 3:
+            return {"key": fact[0], "value": str(fact[1]), "qualifiers": qualifiers}
+        return {"relation": fact[1], "direction": fact[2], "object": self.kb.ids[fact[3]],
+                "qualifiers": qualifiers}
+
+
+def _naming(node: Node, test):
+    """`test`, with a refused comparison failing `node`'s step."""
+    def named(value: Value) -> bool:
+        try:
+            return test(value)
+        except ValueProblem as problem:
+            raise StepFailure(node, str(problem)) from None
+    return named
+
+
+def _numbered(program: Node, failure: StepFailure) -> ExecutionError:
+    """The failure as an ExecutionError naming the step (1-based, post-order) and op."""
+    steps: list[Node] = []
+    _post_order(program, steps)
+    number = next((i for i, n in enumerate(steps, start=1) if n is failure.node), None)
+    where = f"step {number} ({type(failure.node).__name__})" if number else \
+        type(failure.node).__name__
+    return ExecutionError(f"{where}: {failure.reason}", code="execution")
+
+
+def _post_order(node: Node, out: list[Node]) -> None:
+    for name in _CHILD_FIELDS[node.__class__]:
+        _post_order(getattr(node, name), out)
+    out.append(node)
+
+
+def _missing(self: Executor, node: Node):
+    raise self.error(node, f"the executor has no visit_{type(node).__name__}")
+
+
+def _not_entities(self: Executor, node: Node):
+    raise self.error(node, f"gives {node.output}, not entities")
+
+
+_VISITORS = {cls: getattr(Executor, f"visit_{cls.__name__}", _missing) for cls in OP_CLASSES}
+_ENTITY_VISITORS = {cls: visit if cls.output in ENTITY_TYPES else _not_entities
+                    for cls, visit in _VISITORS.items()}
+_new_answer = tuple.__new__  # builds the Answer named tuple without a Python-level __new__
+
+
+def _entity_answer(self: Executor, output: Type, raw) -> Answer:
+    ids, facts = raw
+    names = self.kb.ids
+    return _new_answer(Answer, (output, None, [names[n] for n in ids],
+                                None if facts is None else [self.fact_data(f) for f in facts]))
+
+
+def _values_answer(self: Executor, output: Type, raw) -> Answer:
+    return _new_answer(Answer, (output, [str(v) for v in raw], None, None))
+
+
+def _text_answer(self: Executor, output: Type, raw) -> Answer:
+    return _new_answer(Answer, (output, str(raw), None, None))
+
+
+def _list_answer(self: Executor, output: Type, raw) -> Answer:
+    return _new_answer(Answer, (output, list(raw), None, None))
+
+
+# How each op's raw result becomes the Answer `forward` would give: entity sets keep their ids,
+# values render as strings, counts/yes-no/SelectBetween's one name as a string, the rest lists.
+_RENDER = {cls: _entity_answer if cls.output in ENTITY_TYPES
+           else _values_answer if cls.output in (Type.VALUES, Type.QUALIFIER_VALUES)
+           else _text_answer if cls.output in (Type.COUNT, Type.BOOLEAN) or cls is SelectBetween
+           else _list_answer
+           for cls in OP_CLASSES}
+_VALUE_OPS = frozenset(cls for cls in OP_CLASSES
+                       if cls.output in (Type.VALUES, Type.QUALIFIER_VALUES))
+_CHILD_FIELDS = {cls: cls.child_fields() for cls in OP_CLASSES}
+_last = Executor(KB([], [], 0, [], [], []).index())

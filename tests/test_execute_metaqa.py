@@ -1,0 +1,57 @@
+"""Every verified MetaQA dev question: Find(topic), a Relate per hop, What — exactly the gold
+answers once the topic is removed from the final set (MetaQA's convention)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from conftest import SHARED
+from kb_fixtures import METAQA_KB, kb_for_fixture  # noqa: F401 - the kb_for fixture
+from koplc.kopl.execute import execute
+from koplc.kopl.kb_triples import load_pipe_triples
+from koplc.kopl.metaqa import gold_program, hops_of, read_questions, score
+
+HOPS = {1: 8681, 2: 845, 3: 144}  # verified dev questions per hop (shared/data/metaqa/README.md)
+
+
+@pytest.fixture(scope="module")
+def questions():
+    return {hop: read_questions(SHARED / f"data/metaqa/qa_{hop}hop_dev.tsv") for hop in HOPS}
+
+
+def answered(kb, questions) -> Counter:
+    right = Counter()
+    for hop, batch in questions.items():
+        right[hop] = sum(score(execute(gold_program(q.topic, q.qtype), kb).value, q)
+                         for q in batch)
+    return right
+
+
+def test_every_gold_program_answers_its_question(kb_for, questions):
+    assert {hop: len(batch) for hop, batch in questions.items()} == HOPS
+    right = answered(kb_for(METAQA_KB), questions)
+    print("MetaQA dev gold programs answered per hop:",
+          {hop: f"{right[hop]}/{HOPS[hop]}" for hop in HOPS})
+    assert right == Counter(HOPS)
+
+
+def test_the_kb_built_from_the_triples_answers_them_too(questions):
+    kb = load_pipe_triples(SHARED / "data/metaqa/kb.txt")
+    sample = {hop: batch[::7] for hop, batch in questions.items()}
+    assert answered(kb, sample) == Counter({hop: len(b) for hop, b in sample.items()})
+
+
+def test_the_program_itself_keeps_the_topic(kb_for, questions):
+    kb = kb_for(METAQA_KB)
+    q = next(q for q in questions[2] if q.qtype == "movie_to_director_to_movie")
+    names = execute(gold_program(q.topic, q.qtype), kb).value
+    assert q.topic in names and score(names, q)
+
+
+def test_question_types_map_to_hops():
+    assert [(r, str(d)) for r, d in hops_of("movie_to_writer_to_movie_to_imdbvotes")] == [
+        ("written_by", "forward"), ("written_by", "backward"), ("has_imdb_votes", "forward")]
+    with pytest.raises(ValueError, match="no MetaQA relation"):
+        hops_of("actor_to_director")
