@@ -85,13 +85,21 @@ class CheckReport:
         return not any(d.is_error for d in self.diagnostics)
 
 
-def check(text: str, syntax: str = "auto") -> CheckReport:
-    """Parse and type-check; problems come back as diagnostics, not exceptions."""
+def check(text: str, syntax: str = "auto", kb=None) -> CheckReport:
+    """Parse and type-check; problems come back as diagnostics, not exceptions.
+
+    With a KB, names the KB lacks are reported too (as warnings, with the closest name).
+    """
     try:
         parsed = parse(text, syntax)
     except ParseError as err:
         return CheckReport(None, err.diagnostics, text)
-    return CheckReport(parsed, check_parsed(parsed), text)
+    diagnostics = check_parsed(parsed)
+    if kb is not None:
+        from koplc.kopl.kb_check import check_against_kb
+
+        diagnostics += check_against_kb(parsed.program, kb, parsed.source_map)
+    return CheckReport(parsed, diagnostics, text)
 
 
 def transpile(text: str, source: str = "auto", target: str = "ir-json") -> str:

@@ -52,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
 
     parse_cmd = command("parse", _parse, "parse a program and print it in another syntax")
     parse_cmd.add_argument("--to", dest="target", default="ir-json", choices=syntaxes)
-    command("check", _check, "parse and type-check a program; report every problem")
+    check_cmd = command("check", _check, "parse and type-check a program; report every problem")
+    check_cmd.add_argument("--kb", help="also warn about names this KB lacks")
     fmt = command("fmt", _fmt, "print a program canonically in its own syntax")
     fmt.add_argument("--in-place", action="store_true", help="rewrite FILE (atomically)")
     _add_run(command("run", _run, "execute a program (or a JSONL batch) on a KB"))
@@ -132,13 +133,14 @@ def _parse(args) -> int:
 
 
 def _check(args) -> int:
+    kb = api.load_kb(args.kb) if args.kb else None
     if args.jsonl:
         def job(text: str) -> dict:
-            report = api.check(text, args.source)
+            report = api.check(text, args.source, kb)
             return {"ok": report.ok, "diagnostics": [d.to_json() for d in report.diagnostics]}
         return _emit_batch(args, job)
     text = _read(args.file)
-    report = api.check(text, args.source)
+    report = api.check(text, args.source, kb)
     if report.diagnostics:
         print(render_all(report.diagnostics, text), file=sys.stderr)
     if report.ok:

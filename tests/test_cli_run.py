@@ -123,3 +123,13 @@ def test_names_are_checked_against_the_kb(kb_path):
     assert not any(w.is_error for w in warnings)
     assert api.check_names(STEPS, kb) == []
     assert api.run(text, kb).value == []  # and execution answers as the engine would
+
+
+def test_check_with_a_kb_warns_about_unknown_names(tmp_path, kb_path, capsys):
+    path = tmp_path / "p.txt"
+    path.write_text("Step 1: Find(LeBron James)\nStep 2: Relate(chlid, forward)\nStep 3: What()\nDone\n")
+    code, out, err = cli(["check", path, "--kb", kb_path], capsys)
+    assert (code, out.strip()) == (0, "ok")
+    assert "warning[unknown-relation]: no relation 'chlid' in the KB; did you mean 'child'?" in err
+    code, _, err = cli(["check", path], capsys)
+    assert code == 0 and "unknown-relation" not in err
