@@ -36,9 +36,14 @@ export LINK_IMPORT_GRAPH
 # demo and test install first when .venv is missing or older than pyproject.toml.
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup demo test lint
+.PHONY: setup system-deps demo test lint
 
-setup: | $(PY)
+# The SPARQL tests run the real Virtuoso server from Debian's packages (on 127.0.0.1 only).
+system-deps:
+	@command -v virtuoso-t >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq virtuoso-opensource >/dev/null; }
+
+setup: system-deps | $(PY)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[all,dev]'
 	touch $(INSTALLED)

@@ -177,16 +177,21 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
     return load(path, cache=cache, fmt=fmt, schema=triple_schema)
 
 
-def run(text: str, kb, syntax: str = "auto", options=None):
+def run(text: str, kb, syntax: str = "auto", options=None, *, backend: str = "native",
+        store=None, endpoint: str | None = None, encoding: str = "kqapro"):
     """Parse a program in any syntax and execute it on `kb`; returns an Answer.
 
     KQA Pro JSON lists take the fast builder (the full parser still reports malformed ones).
+    `backend` "oxigraph" or "endpoint" runs it as SPARQL instead (see `run_sparql`).
     """
     from koplc.kopl.execute import DEFAULT, execute
     from koplc.kopl.kqapro_fast import program_from_kqapro
 
     name = detect_syntax(text) if syntax == "auto" else syntax
     program = program_from_kqapro(text) if name == kqapro_json.NAME else parse(text, name).program
+    if backend != "native":
+        return run_sparql(program, backend, kb=kb, store=store, endpoint=endpoint,
+                          encoding=encoding, options=options)
     return execute(program, kb, options or DEFAULT)
 
 
@@ -214,3 +219,245 @@ def check_names(text: str, kb, syntax: str = "auto") -> list[Diagnostic]:
 
     parsed = parse(text, syntax)
     return check_against_kb(parsed.program, kb, parsed.source_map)
+
+
+# Grounding: the name indexes and the grounding passes (koplc.kopl.grounding). Imported where
+# used: the embedding model and hnswlib load only for the commands that need them.
+
+
+def build_index(kb_path: str | Path, *, folder: str | Path | None = None, force: bool = False,
+                progress: bool = False):
+    """Build the grounding indexes of the KB at `kb_path` (or load them when current); saved
+    beside the KB, or in `folder`, or under $KOPLC_CACHE_DIR. Returns a BuildReport."""
+    from koplc.kopl.grounding.indexes import Indexes
+
+    kb = load_kb(kb_path)
+    return Indexes.for_kb(kb, kb_path, folder).build_all(progress=progress, force=force)
+
+
+def grounding_indexes(kb, kb_path: str | Path | None = None, *,
+                      folder: str | Path | None = None, progress: bool = False):
+    """The name indexes of `kb`, loaded from disk or built now (with a progress bar when
+    `progress`) and saved beside `kb_path`, in `folder`, or under $KOPLC_CACHE_DIR."""
+    from koplc.kopl.grounding.indexes import Indexes
+
+    indexes = Indexes.for_kb(kb, kb_path, folder)
+    indexes.build_all(progress=progress)
+    return indexes
+
+
+def ground(text: str, kb, question: str | None = None, syntax: str = "auto", *,
+           kb_path: str | Path | None = None, index_folder: str | Path | None = None,
+           indexes=None, options=None, chooser=None):
+    """Parse a program in any syntax and ground it against `kb` with the question as context;
+    returns a Grounded (program, changes, remaining checker errors)."""
+    from koplc.kopl.grounding.choosers import SimilarityChooser
+    from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
+    from koplc.kopl.grounding.driver import ground as ground_program
+    from koplc.kopl.grounding.indexes import Indexes
+
+    program = parse(text, syntax).program
+    if indexes is None:
+        indexes = Indexes.for_kb(kb, kb_path, index_folder)
+    context = GroundingContext(kb, indexes, question, chooser or SimilarityChooser(),
+                               options or GroundingOptions())
+    return ground_program(program, context)
+
+
+def explain_grounding(grounded) -> str:
+    """The changes of a Grounded as a readable table."""
+    from koplc.kopl.grounding.driver import explain
+
+    return explain(grounded.changes)
+
+
+# The GNN front end (koplc.gnn): imported where used, so torch loads only for these commands.
+
+
+def gnn_train(kb_path: str | Path, train_files: list, out: str | Path, **options) -> dict:
+    """Train the KBIGER GNN on MetaQA files (minus `exclude`) into folder `out`; resumable."""
+    from koplc.gnn.frontend import train_model
+
+    return train_model(load_kb(kb_path), list(train_files), Path(out), **options)
+
+
+def gnn_eval(kb_path: str | Path, model: str | Path, data_files: list) -> dict:
+    """Hits@1, F1 per hop and faithfulness of the GNN model in folder `model`."""
+    from koplc.gnn.frontend import eval_model
+
+    return eval_model(load_kb(kb_path), model, list(data_files))
+
+
+def gnn_compile(question: str, kb_path: str | Path, model: str | Path) -> dict:
+    """The GNN's program for a question (nested KoPL), its SPARQL and its answers."""
+    from koplc.gnn.frontend import answer
+
+    prediction = answer(load_kb(kb_path), model, question.strip())
+    try:
+        from koplc.sparql_backend.lower import lower
+
+        sparql = lower(prediction.program).text()
+    except ImportError:
+        sparql = "(no SPARQL: koplc.sparql_backend's lowering is not importable)"
+    except KoplcError as err:
+        sparql = f"(no SPARQL: {err.render()})"
+    return {"topic": prediction.topic, "program": print_program(prediction.program, "kopl-nested"),
+            "sparql": sparql, "answers": sorted(prediction.answers),
+            "gnn_answers": sorted(prediction.gnn_answers),
+            "program_answers": sorted(prediction.program_answers or ()),
+            "faithful": prediction.faithful}
+
+
+# The LLM front end (koplc.llm): few-shot KoPL generation, grounding with the LM, execution.
+# Imported where used: llama.cpp, torch and the embedding model load only for these commands.
+
+
+def default_kb_path() -> Path:
+    """The MetaQA movie KB shipped with the package, unpacked into the cache on first use."""
+    from koplc.llm.defaults import default_kb_path as path
+
+    return path()
+
+
+def open_lm(spec: str = "embedded"):
+    """An LM client: "embedded" (llama.cpp + Gemma 3 270M), an OpenAI-compatible server URL,
+    a .gguf file, or a local Hugging Face model folder."""
+    from koplc.llm.defaults import open_lm as open_spec
+
+    return open_spec(spec)
+
+
+def compiler(kb_path: str | Path | None = None, lm="embedded", options=None, pool=None):
+    """A Compiler for the KB at `kb_path` (default: the shipped MetaQA KB) and an LM (a client
+    or a spec for `open_lm`); it keeps the prompt prefix, demonstration pool and indexes."""
+    from koplc.llm.defaults import default_pool
+    from koplc.llm.pipeline import Compiler
+
+    client = open_lm(lm) if isinstance(lm, str) else lm  # first: a bad model fails fast
+    path = Path(kb_path) if kb_path else default_kb_path()
+    return Compiler(load_kb(path), client, kb_path=path, pool=pool or default_pool(),
+                    options=options)
+
+
+def compile(question: str, kb=None, lm="embedded", *, kb_path: str | Path | None = None,
+            options=None, compiler_=None):
+    """Compile a natural-language question into a grounded KoPL program and run it; returns a
+    Compiled with every stage's output (raises KoplcError when nothing links to the KB)."""
+    from koplc.llm.defaults import default_pool
+    from koplc.llm.pipeline import Compiler
+
+    if compiler_ is None:
+        path = Path(kb_path) if kb_path else (None if kb is not None else default_kb_path())
+        kb = kb if kb is not None else load_kb(path)
+        client = open_lm(lm) if isinstance(lm, str) else lm
+        compiler_ = Compiler(kb, client, kb_path=path, pool=default_pool(), options=options)
+    return compiler_.compile(question, options)
+
+
+def lower_sparql(program: Node) -> str:
+    """The SPARQL of a program (koplc.sparql_backend), or the reason it has none."""
+    try:
+        from koplc.sparql_backend.lower import lower
+    except Exception as err:  # noqa: BLE001 - the backend is optional and still being built
+        return f"# SPARQL backend unavailable: {type(err).__name__}: {err}"
+    try:
+        return lower(program).text()
+    except KoplcError as err:
+        return f"# no SPARQL: {err.render()}"
+
+
+def read_questions_file(path: str | Path) -> list[str]:
+    """The questions of a file, one per non-blank line; KoplcError when there are none."""
+    text = sys_stdin_or_file(path)
+    questions = [line.strip() for line in text.splitlines() if line.strip()]
+    if not questions:
+        raise KoplcError(f"{path}: the question file is empty; write one question per line",
+                         code="empty-input")
+    return questions
+
+
+def sys_stdin_or_file(path: str | Path) -> str:
+    """The text of `path`, or standard input for "-"."""
+    import sys
+
+    if str(path) == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise KoplcError(f"{path}: not a UTF-8 text file", code="unreadable") from err
+    except OSError as err:
+        raise KoplcError(f"{path}: cannot read the question file: {err.strerror or err}",
+                         code="unreadable") from err
+
+
+# SPARQL: RDF export of a KB, lowering to SPARQL 1.1, and running on pyoxigraph or a remote
+# endpoint (koplc.sparql_backend). Imported where used: pyoxigraph loads only when needed.
+
+BACKENDS = ("native", "oxigraph", "endpoint")
+
+
+def lower(text: str, encoding: str = "kqapro", syntax: str = "auto", options=None) -> str:
+    """The SPARQL 1.1 query of a program in any syntax, for a KB exported in `encoding`
+    (kqapro, plain, freebase); checks to run first, where the engine may raise, follow as
+    comment lines.
+
+    >>> print(lower('Count(Find("Akron"))').splitlines()[1])
+    SELECT (COUNT(*) AS ?count) WHERE {
+    """
+    from koplc.kopl.execute import DEFAULT
+    from koplc.sparql_backend.lower import lower as lower_program
+
+    return lower_program(parse(text, syntax).program, encoding, options or DEFAULT).text()
+
+
+def kb_export(kb, encoding: str = "kqapro", out: str | Path | None = None) -> str | int:
+    """The KB as N-Triples in `encoding`: written atomically to `out` (returns the number of
+    lines), else returned as text. KBError if the encoding cannot represent the KB."""
+    from koplc.sparql_backend.encodings import encoding_named
+    from koplc.sparql_backend.export import ntriples, write_ntriples
+
+    if out is not None:
+        return write_ntriples(kb, encoding_named(encoding), Path(out))
+    return "".join(ntriples(kb, encoding_named(encoding)))
+
+
+def sparql_store(kb=None, encoding: str = "kqapro", *, kb_path: str | Path | None = None,
+                 store_dir: str | Path | None = None):
+    """A pyoxigraph store holding a KB: persistent in `store_dir` for the KB file at
+    `kb_path` (loaded the first time, reopened after), else in memory from `kb`."""
+    from koplc.sparql_backend.encodings import encoding_named
+    from koplc.sparql_backend.stores import OxigraphStore, open_kb_store
+
+    if store_dir is not None:
+        if kb_path is None:
+            raise KoplcError("a persistent store needs the KB file it holds", code="usage")
+        return open_kb_store(kb_path, encoding_named(encoding), store_dir,
+                             load_kb=lambda path: kb if kb is not None else load_kb(path))[0]
+    store = OxigraphStore()
+    store.load_ntriples(kb_export(kb, encoding).encode("utf-8"))
+    return store
+
+
+def run_sparql(program, backend: str = "oxigraph", *, kb=None, store=None,
+               endpoint: str | None = None, encoding: str = "kqapro", options=None,
+               timeout: float = 30.0):
+    """Run an IR program as SPARQL: on `store` (or an in-memory pyoxigraph store built from
+    `kb`) for "oxigraph", on the SPARQL endpoint at `endpoint` for "endpoint"; returns the
+    Answer the native executor gives. BackendError names the store or endpoint on failure."""
+    from koplc.kopl.execute import DEFAULT
+    from koplc.sparql_backend.endpoint import Endpoint
+    from koplc.sparql_backend.lower import lower as lower_program
+    from koplc.sparql_backend.results import run_lowered
+
+    if backend not in BACKENDS:
+        raise KoplcError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}",
+                         code="usage")
+    if backend == "endpoint" and store is None:
+        if not endpoint:
+            raise KoplcError("the endpoint backend needs --endpoint URL", code="usage")
+        store = Endpoint(endpoint, timeout=timeout)
+    elif store is None:
+        store = sparql_store(kb, encoding)
+    return run_lowered(lower_program(program, encoding, options or DEFAULT), store)
+

@@ -1,0 +1,56 @@
+"""Checkpoints: written atomically, loaded with a clear error when missing or corrupt."""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from pathlib import Path
+
+import torch
+
+from koplc.gnn.errors import GnnError
+from koplc.gnn.model import Config, Reasoner
+
+NAME = "checkpoint.pt"
+
+
+def save(folder: Path, reasoner: Reasoner, optimizer, epoch: int, history: list[dict],
+         relations: list[str]) -> Path:
+    """Write the model, optimiser, epoch and history to folder/checkpoint.pt atomically."""
+    folder.mkdir(parents=True, exist_ok=True)
+    state = {"config": reasoner.config.to_json(), "model": reasoner.state_dict(),
+             "optimizer": optimizer.state_dict() if optimizer else None, "epoch": epoch,
+             "history": history, "relations": relations}
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    path = folder / NAME
+    fd, tmp = tempfile.mkstemp(prefix=f".{NAME}.", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(buffer.getvalue())
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load(folder: str | Path) -> dict:
+    """The saved state of the model in `folder`; GnnError if it is missing or unreadable."""
+    path = Path(folder) / NAME
+    if not path.is_file():
+        raise GnnError(f"{path}: no GNN checkpoint here (train one with `koplc gnn train`)",
+                       code="gnn-checkpoint-missing")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        config = Config(**state["config"])
+        reasoner = Reasoner(config)
+        reasoner.load_state_dict(state["model"])
+    except Exception as err:  # noqa: BLE001 - any unreadable file is the same user error
+        raise GnnError(f"{path}: corrupt or incompatible GNN checkpoint ({type(err).__name__})",
+                       code="gnn-checkpoint-corrupt") from err
+    state["reasoner"] = reasoner
+    return state

@@ -1,0 +1,158 @@
+"""Question subgraphs: the topic's n-hop neighbourhood, capped by personalised PageRank.
+
+As in NSM/GraftNet preprocessing, the truncated PPR score of every node within `hops` of the
+topic ranks the neighbourhood; the `size` best nodes (topic first) and the facts among them form
+the subgraph. Edge types: relation r forward is r, backward is R + r, and 2R is a self-loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from koplc.gnn.errors import GnnError
+
+
+@dataclass
+class Graph:
+    """The KB as arrays: forward triples (src, rel, dst), relation names, node names."""
+
+    src: np.ndarray
+    rel: np.ndarray
+    dst: np.ndarray
+    relations: list[str]
+    names: list[str]
+    name_to_node: dict[str, int]
+
+    @property
+    def n_types(self) -> int:
+        return 2 * len(self.relations) + 1
+
+
+def graph_of(kb) -> Graph:
+    """The forward relation facts of a koplc KB as arrays."""
+    relations = sorted(kb.out_objects)
+    src, rel, dst = [], [], []
+    for r, relation in enumerate(relations):
+        for subject, objects in kb.out_objects[relation].items():
+            for obj in objects:
+                src.append(subject)
+                rel.append(r)
+                dst.append(obj)
+    name_to_node = {name: nodes[0] for name, nodes in kb.name_to_nodes.items()}
+    return Graph(np.array(src, dtype=np.int64), np.array(rel, dtype=np.int64),
+                 np.array(dst, dtype=np.int64), relations, list(kb.names), name_to_node)
+
+
+def link_topic(graph: Graph, text: str) -> str:
+    """The topic of a question: its [bracketed] name, else the longest KB name in it."""
+    marked = re.search(r"\[([^\]]+)\]", text)
+    if marked:
+        if marked.group(1) not in graph.name_to_node:
+            raise GnnError(f"the topic [{marked.group(1)}] is not a KB name", code="gnn-no-topic")
+        return marked.group(1)
+    lowered = _lower_names(graph)
+    words = re.sub(r"[?!.,]+$", "", text.strip()).split()
+    for n in range(min(len(words), 12), 0, -1):
+        for start in range(len(words) - n + 1):
+            found = lowered.get(" ".join(words[start:start + n]).lower())
+            if found is not None:
+                return found
+    raise GnnError(f"no KB entity name found in the question {text!r}", code="gnn-no-topic")
+
+
+_LOWER: dict[int, dict[str, str]] = {}
+
+
+def _lower_names(graph: Graph) -> dict[str, str]:
+    if id(graph) not in _LOWER:
+        table: dict[str, str] = {}
+        for name in graph.name_to_node:
+            if len(name) > 2 and not name.isdigit():
+                table.setdefault(name.lower(), name)
+        _LOWER[id(graph)] = table
+    return _LOWER[id(graph)]
+
+
+class Retriever:
+    """Truncated personalised PageRank over the KB, batched over topics, cached on disk."""
+
+    def __init__(self, graph: Graph, hops: int = 3, size: int = 400, alpha: float = 0.2,
+                 cache_dir: str | Path | None = None):
+        self.graph, self.hops, self.size, self.alpha = graph, hops, size, alpha
+        n = len(graph.names)
+        rows = np.concatenate([graph.src, graph.dst])
+        cols = np.concatenate([graph.dst, graph.src])
+        adj = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+        degree = np.asarray(adj.sum(axis=0)).ravel()
+        self.walk = (adj @ sp.diags(1.0 / np.maximum(degree, 1.0))).tocsr()
+        self.nodes: dict[str, np.ndarray] = {}
+        self.cache = None
+        if cache_dir is not None:
+            digest = hashlib.blake2b(repr((n, len(rows), hops, size, alpha)).encode(),
+                                     digest_size=6).hexdigest()
+            self.cache = Path(cache_dir) / f"subgraphs-{digest}.pkl"
+            if self.cache.is_file():
+                self.nodes = pickle.loads(self.cache.read_bytes())
+
+    def prepare(self, topics: list[str], batch: int = 256) -> None:
+        """Compute (and cache) the node sets of every topic not yet known."""
+        todo = sorted({t for t in topics if t not in self.nodes})
+        for start in range(0, len(todo), batch):
+            chunk = todo[start:start + batch]
+            seeds = [self.graph.name_to_node[t] for t in chunk]
+            for topic, nodes in zip(chunk, self._ppr(seeds), strict=True):
+                self.nodes[topic] = nodes
+        if todo and self.cache is not None:
+            _write_atomically(self.cache, pickle.dumps(self.nodes))
+
+    def _ppr(self, seeds: list[int]) -> list[np.ndarray]:
+        start = np.zeros((len(self.graph.names), len(seeds)))
+        start[seeds, range(len(seeds))] = 1.0
+        score, mass = self.alpha * start, start
+        for _ in range(self.hops):
+            mass = (1 - self.alpha) * (self.walk @ mass)
+            score = score + self.alpha * mass
+        out = []
+        for j, seed in enumerate(seeds):
+            column = score[:, j]
+            reached = np.flatnonzero(column > 0)
+            best = reached[np.argsort(-column[reached], kind="stable")[:self.size]]
+            out.append(np.concatenate([[seed], best[best != seed]]).astype(np.int64))
+        return out
+
+    def subgraph(self, topic: str) -> tuple[np.ndarray, np.ndarray]:
+        """The topic's nodes (topic first) and its typed local edges (3 x E: src, type, dst)."""
+        if topic not in self.nodes:
+            self.prepare([topic])
+        nodes = self.nodes[topic]
+        local = np.full(len(self.graph.names), -1, dtype=np.int64)
+        local[nodes] = np.arange(len(nodes))
+        s, d = local[self.graph.src], local[self.graph.dst]
+        keep = (s >= 0) & (d >= 0)
+        s, d, r = s[keep], d[keep], self.graph.rel[keep]
+        n_rel, loop = len(self.graph.relations), np.arange(len(nodes))
+        edges = np.stack([np.concatenate([s, d, loop]),
+                          np.concatenate([r, r + n_rel, np.full(len(nodes), 2 * n_rel)]),
+                          np.concatenate([d, s, loop])])
+        return nodes, edges
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

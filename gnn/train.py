@@ -1,0 +1,149 @@
+"""Training and evaluation loops: progress bar, per-epoch checkpoints, resumable, a plot."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from koplc.gnn import checkpoint
+from koplc.gnn.data import build_examples, collate, minilm_embeddings
+from koplc.gnn.emit import predict
+from koplc.gnn.model import Config, Reasoner, topic_distribution
+
+
+def train(examples: list, valid: list, folder: Path, config: Config, relations: list[str],
+          *, epochs: int = 5, batch_size: int = 32, lr: float = 1e-3, seed: int = 0,
+          progress: bool = True, log=None) -> list[dict]:
+    """Train (resuming from folder's checkpoint if there is one); returns the history."""
+    torch.manual_seed(seed)
+    words = minilm_embeddings() if config.pretrained else None
+    reasoner = Reasoner(config, words)
+    optimizer = torch.optim.Adam([p for p in reasoner.parameters() if p.requires_grad], lr=lr)
+    history: list[dict] = []
+    first = 0
+    if (folder / checkpoint.NAME).is_file():
+        state = checkpoint.load(folder)
+        reasoner.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        history, first = state["history"], state["epoch"] + 1
+    for epoch in range(first, epochs):
+        started = time.time()
+        reasoner.train()
+        losses = []
+        batches = bucketed(examples, batch_size, random.Random(seed + epoch))
+        bar = tqdm(batches, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress)
+        for chunk in bar:
+            batch = collate(chunk)
+            loss, _ = reasoner.loss(batch)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(reasoner.parameters(), 1.0)
+            optimizer.step()
+            losses.append(loss.item())
+            bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+        metrics = hits_at_1(reasoner, valid, batch_size) if valid else {}
+        history.append({"epoch": epoch + 1, "loss": float(np.mean(losses)),
+                        "first_loss": float(np.mean(losses[:5])),
+                        "last_loss": float(np.mean(losses[-5:])), "seconds": time.time() - started,
+                        **metrics})
+        checkpoint.save(folder, reasoner, optimizer, epoch, history, relations)
+        plot(history, folder / "training.png")
+        if log:
+            log(history[-1])
+    return history
+
+
+def bucketed(examples: list, batch_size: int, rng: random.Random) -> list[list]:
+    """Shuffled batches of similar subgraph sizes (padding costs time on a CPU)."""
+    order = list(range(len(examples)))
+    rng.shuffle(order)
+    span = batch_size * 20
+    batches = []
+    for start in range(0, len(order), span):
+        window = sorted(order[start:start + span], key=lambda i: len(examples[i].nodes))
+        batches += [[examples[i] for i in window[j:j + batch_size]]
+                    for j in range(0, len(window), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+@torch.no_grad()
+def run_model(reasoner: Reasoner, examples: list, batch_size: int = 64):
+    """Yield (example, [start, p1, ..., pn] as numpy) for every example."""
+    reasoner.eval()
+    examples = sorted(examples, key=lambda e: len(e.nodes))
+    for start in range(0, len(examples), batch_size):
+        chunk = examples[start:start + batch_size]
+        batch = collate(chunk)
+        begin = topic_distribution(batch)
+        trace = reasoner.student(batch, begin)
+        steps = [begin] + [lp.exp() for lp in trace.log_probs]
+        for b, example in enumerate(chunk):
+            n = len(example.nodes)
+            yield example, [s[b, :n].numpy() for s in steps]
+
+
+def hits_at_1(reasoner: Reasoner, examples: list, batch_size: int = 64) -> dict:
+    """Hits@1 of the top non-topic entity against the subgraph answers."""
+    hits = [float(np.argmax(steps[-1][1:]) + 1 in set(e.answers.tolist()))
+            for e, steps in run_model(reasoner, examples, batch_size)]
+    return {"valid_hits1": float(np.mean(hits))}
+
+
+def evaluate(state: dict, kb, graph, retriever, tokenizer, questions: list) -> dict:
+    """Hits@1 and F1 per hop for the GNN, the emitted program and the combination; faithfulness."""
+    reasoner = state["reasoner"]
+    examples = build_examples(questions, retriever, tokenizer, keep_unreachable=True)
+    rows: dict[str, list] = defaultdict(list)
+    for example, steps in run_model(reasoner, examples):
+        p = predict(example, steps, state["relations"], graph.names, kb)
+        gold = example.gold
+        for key in (f"{example.hops}-hop", "all"):
+            rows[key].append({
+                "hits1": float(p.top in gold), "f1": f1(p.gnn_answers, gold),
+                "program_hits1": float(bool(p.program_answers) and p.top in gold
+                                       and p.top in p.program_answers),
+                "program_f1": f1(p.program_answers or frozenset(), gold),
+                "final_f1": f1(p.answers, gold), "faithful": float(p.faithful),
+                "program_exact": float(p.program_answers == gold),
+                "reachable": float(len(example.answers) > 0)})
+    return {key: {"n": len(r), **{m: round(100 * float(np.mean([x[m] for x in r])), 2)
+                                  for m in r[0]}} for key, r in sorted(rows.items())}
+
+
+def f1(predicted: frozenset[str], gold: frozenset[str]) -> float:
+    """F1 of a predicted answer set against the gold one."""
+    common = len(predicted & gold)
+    if not common:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def plot(history: list[dict], path: Path) -> None:
+    """Loss and validation Hits@1 per epoch, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    epochs = [h["epoch"] for h in history]
+    figure, left = plt.subplots(figsize=(6, 4))
+    left.plot(epochs, [h["loss"] for h in history], "o-", color="tab:red", label="train loss")
+    left.set_xlabel("epoch")
+    left.set_ylabel("loss")
+    if "valid_hits1" in history[0]:
+        right = left.twinx()
+        right.plot(epochs, [h["valid_hits1"] for h in history], "s-", color="tab:blue")
+        right.set_ylabel("validation Hits@1")
+    figure.tight_layout()
+    tmp = path.with_name(f".{path.name}.tmp.png")
+    figure.savefig(tmp)
+    plt.close(figure)
+    tmp.replace(path)

@@ -1,0 +1,132 @@
+"""Saving and loading name indexes: one pair of files per kind, checked before use.
+
+A kind's index is ``<kind>.json`` (format, model, fingerprint, names, and the name and BLAKE2
+hash of the hnswlib file) plus ``<kind>.<hash>.hnsw``. The hnswlib file is written first under
+its content-addressed name, then the JSON is renamed into place, so a reader sees either the old
+index or the new one, never half of each. A missing, stale (other fingerprint) or damaged index
+loads as None and is rebuilt; hnswlib never sees a file whose hash does not match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from koplc.kopl.grounding.embedder import DIMENSION, model_id
+from koplc.kopl.grounding.vector_index import FORMAT, NameIndex, fingerprint
+
+SUFFIX = ".koplc-index"
+
+
+def index_folders(kb_path: str | Path) -> list[Path]:
+    """Where the indexes of the KB at `kb_path` may live: beside it, then the user cache."""
+    path = Path(kb_path).resolve()
+    root = os.environ.get("KOPLC_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "koplc")
+    digest = hashlib.blake2b(str(path).encode(), digest_size=8).hexdigest()
+    return [path.with_name(path.name + SUFFIX), Path(root) / f"{path.name}.{digest}{SUFFIX}"]
+
+
+def writable(folder: Path) -> bool:
+    """Whether `folder` (or the nearest existing folder above it) can be written."""
+    for place in (folder, *folder.parents):
+        if place.exists():
+            try:
+                return os.access(place, os.W_OK) and bool(place.stat().st_mode & 0o222)
+            except OSError:
+                return False
+    return False
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def load_index(folder: Path, kind: str, expected: str | None = None) -> NameIndex | None:
+    """The index of `kind` saved in `folder`, or None when it is missing, damaged or (given
+    `expected`) has another fingerprint."""
+    try:
+        meta = json.loads((folder / f"{kind}.json").read_text(encoding="utf-8"))
+        names = meta["names"]
+        if (meta["format"] != FORMAT or meta["model"] != model_id() or meta["kind"] != kind
+                or not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
+            return None
+        if expected is not None and meta["fingerprint"] != expected:
+            return None
+        if fingerprint(kind, names) != meta["fingerprint"]:
+            return None
+        if not names:
+            return NameIndex(kind, [], None, meta["fingerprint"])
+        hnsw_path = folder / meta["hnsw"]
+        if Path(meta["hnsw"]).name != meta["hnsw"] or _digest(hnsw_path) != meta["hnsw_hash"]:
+            return None
+        import hnswlib
+
+        hnsw = hnswlib.Index(space="cosine", dim=DIMENSION)
+        hnsw.load_index(str(hnsw_path), max_elements=len(names))
+        if hnsw.get_current_count() != len(names):
+            return None
+        hnsw.set_ef(128)
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError):
+        return None
+    return NameIndex(kind, names, hnsw, meta["fingerprint"])
+
+
+def save_index(folder: Path, index: NameIndex) -> bool:
+    """Write the index into `folder` atomically; False when the folder cannot be written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        meta = {"format": FORMAT, "model": model_id(), "kind": index.kind,
+                "fingerprint": index.fingerprint, "count": len(index.names)}
+        keep = None
+        if index.hnsw is not None:
+            tmp = _temp_path(folder, f".{index.kind}.hnsw.")
+            try:
+                index.hnsw.save_index(str(tmp))
+                digest = _digest(tmp)
+                keep = f"{index.kind}.{digest}.hnsw"
+                os.replace(tmp, folder / keep)
+            finally:
+                tmp.unlink(missing_ok=True)
+            meta |= {"hnsw": keep, "hnsw_hash": digest}
+        meta["names"] = index.names
+        _write_atomically(folder / f"{index.kind}.json", json.dumps(meta, ensure_ascii=False))
+    except OSError:
+        return False
+    for stale in folder.glob(f"{index.kind}.*.hnsw"):
+        if stale.name != keep:
+            stale.unlink(missing_ok=True)
+    return True
+
+
+def _temp_path(folder: Path, prefix: str) -> Path:
+    fd, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
+    os.close(fd)
+    return Path(tmp)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = _temp_path(path.parent, f".{path.name}.")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def folder_size(folder: Path, kinds) -> int:
+    """Bytes on disk of the named kinds' index files in `folder`."""
+    total = 0
+    for kind in kinds:
+        meta = folder / f"{kind}.json"
+        if meta.is_file():
+            total += meta.stat().st_size
+            total += sum(p.stat().st_size for p in folder.glob(f"{kind}.*.hnsw"))
+    return total

@@ -1,0 +1,140 @@
+"""Lexical signals between a written name and a KB name: normal forms, tokens, trigrams.
+
+The normal form folds the differences LLMs introduce without changing what a name means: case,
+underscores and hyphens for spaces, punctuation, a leading article, roman numerals written as
+digits. Two names with the same normal form are the same name for grounding purposes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7",
+          "viii": "8", "ix": "9", "x": "10"}
+_ARTICLES = frozenset({"the", "a", "an"})
+_STOPWORDS = frozenset({"the", "a", "an", "of", "in", "by", "has", "is", "to", "for", "and",
+                        "on", "at", "with", "as"})
+_SEPARATORS = re.compile(r"[_\-–—/]+")
+_NOT_WORD = re.compile(r"[^\w\s]+")
+
+
+@lru_cache(maxsize=65536)
+def spoken_form(name: str) -> str:
+    """The name folded for comparison, articles kept: accents, case, separators and
+    punctuation dropped, roman numerals after the first word written as digits.
+
+    >>> spoken_form("The_Slugger's Wife"), spoken_form("Rocky II")
+    ('the sluggers wife', 'rocky 2')
+    """
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
+    text = _SEPARATORS.sub(" ", text).replace("&", " and ")
+    words = _NOT_WORD.sub("", text).split()
+    return " ".join(_ROMAN.get(w, w) if i else w for i, w in enumerate(words))
+
+
+@lru_cache(maxsize=65536)
+def normal_form(name: str) -> str:
+    """The spoken form less a leading article: names equal here are the same name.
+
+    >>> normal_form("The_Slugger's Wife"), normal_form("Rocky II"), normal_form("ROCKY 2")
+    ('sluggers wife', 'rocky 2', 'rocky 2')
+    """
+    words = spoken_form(name).split()
+    if len(words) > 1 and words[0] in _ARTICLES:
+        words = words[1:]
+    return " ".join(words)
+
+
+def folded(name: str) -> str:
+    """The name in lower case with underscores and runs of spaces as one space."""
+    return " ".join(_SEPARATORS.sub(" ", name.casefold()).split())
+
+
+def tokens(name: str) -> list[str]:
+    """The words of the normal form."""
+    return normal_form(name).split()
+
+
+def content_tokens(name: str) -> list[str]:
+    """The words of the normal form less short function words (kept when nothing else is)."""
+    words = tokens(name)
+    return [w for w in words if w not in _STOPWORDS] or words
+
+
+def trigrams(text: str) -> frozenset[str]:
+    """Character trigrams of a normal form, padded with spaces at both ends."""
+    padded = f" {text} "
+    return frozenset(padded[i:i + 3] for i in range(len(padded) - 2))
+
+
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    """The Dice coefficient of two sets (1.0 for two empty sets)."""
+    if not a and not b:
+        return 1.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def same_stem(a: str, b: str) -> bool:
+    """Whether two words share a stem: a common prefix of four letters, or of three that is
+    most of the shorter word.
+
+    >>> same_stem("written", "writer"), same_stem("tags", "tagged"), same_stem("act", "art")
+    (True, True, False)
+    """
+    if a == b:
+        return True
+    shared = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        shared += 1
+    return shared >= 4 or (shared >= 3 and shared >= 0.75 * min(len(a), len(b)))
+
+
+def related_words(a: str, b: str) -> bool:
+    """Same stem, or one word holds the other's stem inside it (``screenwriter``, ``written``).
+
+    >>> related_words("screenwriter", "written"), related_words("genres", "genre")
+    (True, True)
+    """
+    if same_stem(a, b):
+        return True
+    return min(len(a), len(b)) >= 4 and (b[:4] in a[1:] or a[:4] in b[1:])
+
+
+def token_overlap(written: str, candidate: str) -> float:
+    """How many content words the two names share (related words match), over the larger
+    count."""
+    a, b = content_tokens(written), content_tokens(candidate)
+    if not a or not b:
+        return 0.0
+    shared = sum(1 for w in a if any(related_words(w, v) for v in b))
+    return shared / max(len(a), len(b))
+
+
+def char_similarity(written: str, candidate: str) -> float:
+    """Trigram Dice of the two normal forms: robust to typos and dropped words."""
+    return dice(trigrams(normal_form(written)), trigrams(normal_form(candidate)))
+
+
+def lexical_score(written: str, candidate: str) -> float:
+    """1.0 for an exact match, 0.97 for equal normal forms, else a blend of the lexical signals.
+
+    >>> lexical_score("directed_by", "directed_by"), lexical_score("Directed By", "directed_by")
+    (1.0, 0.97)
+    """
+    if written == candidate:
+        return 1.0
+    if normal_form(written) == normal_form(candidate):
+        return 0.97
+    return 0.6 * char_similarity(written, candidate) + 0.4 * token_overlap(written, candidate)
+
+
+def phrases(text: str, longest: int = 12, form=normal_form) -> set[str]:
+    """Every run of up to `longest` consecutive words of the text's normal (or other) form."""
+    words = form(text).split()
+    return {" ".join(words[i:j]) for i in range(len(words))
+            for j in range(i + 1, min(len(words), i + longest) + 1)}

@@ -1,0 +1,225 @@
+"""Lower an IR program to SPARQL 1.1 for one RDF encoding, with the native executor's semantics.
+
+`lower(program, encoding, options)` dispatches on the node class to `visit_<Op>` (entity sets in
+`lower_sets`, answers in `lower_queries`, S-expression extensions in `lower_extensions`).
+An entity-set visitor returns a `Sub`: a group pattern binding one variable once per element of
+the engine's list (duplicates kept: SPARQL's multisets are the engine's lists), plus how to reach
+the facts behind each element. Everything the engine filters or joins is filtered or joined in
+SPARQL. What one query cannot say is done by the few documented steps of `results`: the
+majority unit and the pick of SelectBetween/SelectAmong, and reading values back.
+
+Where the engine raises depending on the data (``<=``/``>=`` meeting a comparable value without
+`inclusive_comparators`, a qualifier key the KB lacks), the lowering adds a `Guard`: an ASK
+that, when true, makes the backend raise as the engine would. Errors the engine raises whatever
+the data (an unknown comparator word, a malformed literal) are LoweringErrors here, naming the
+step as the executor does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from koplc.kopl.answer import ENTITY_TYPES
+from koplc.kopl.errors import LoweringError, UnsupportedConstruct
+from koplc.kopl.execute import DEFAULT, ExecOptions
+from koplc.kopl.ir import OP_CLASSES, Node
+from koplc.kopl.types import Comparator, Direction, Type
+from koplc.kopl.values import Value, parse_literal
+from koplc.sparql_backend.encodings import (
+    ATTRIBUTE,
+    BACKWARD,
+    FORWARD,
+    KEY_TYPE,
+    RECORD,
+    Encoding,
+    encoding_named,
+)
+from koplc.sparql_backend.lower_extensions import ExtensionLowering
+from koplc.sparql_backend.lower_queries import QueryLowering, select
+from koplc.sparql_backend.lower_sets import SetLowering
+from koplc.sparql_backend.patterns import Guard, Shape, Sub, indent
+from koplc.sparql_backend.terms import XSD, iri
+from koplc.sparql_backend.value_patterns import ValuePatterns
+
+PROLOGUE = f"PREFIX xsd: <{XSD}>\n"
+# Ops with no SPARQL lowering, and why. Every op of the registry is lowered today; the
+# completeness test fails for an op that is neither here nor has a visit_<Op>.
+UNSUPPORTED: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """A lowered program: the query, its row shape, the guards to check first."""
+
+    query: str
+    shape: Shape
+    guards: tuple[Guard, ...]
+    encoding: Encoding
+    output: Type
+
+    def text(self) -> str:
+        """The query, then each guard as comment lines (what `koplc lower` prints)."""
+        parts = [self.query]
+        for guard in self.guards:
+            lines = "\n".join(f"#   {line}" for line in guard.ask.splitlines())
+            when = "when" if guard.raises else "unless"
+            parts.append(f"# guard: raise {guard.message!r} {when}\n{lines}")
+        return "\n".join(parts)
+
+
+def lower(program: Node, encoding: str | Encoding = "kqapro",
+          options: ExecOptions = DEFAULT) -> Lowered:
+    """SPARQL for `program` in `encoding`, meaning what `execute(program, kb, options)` means
+    on a KB exported in that encoding; LoweringError where the executor would raise whatever
+    the data, UnsupportedConstruct where SPARQL cannot follow an option.
+
+    >>> from koplc.kopl.ir import Count, Find
+    >>> print(lower(Count(input=Find(name="Akron"))).query)
+    PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
+    SELECT (COUNT(*) AS ?count) WHERE {
+      { SELECT DISTINCT ?x1 WHERE {
+          ?x1 <pred:name> "Akron" .
+      } }
+    }
+    """
+    if options.unit_conversion:
+        raise UnsupportedConstruct("the SPARQL backend compares quantities in equal units only; "
+                                   "unit conversion needs the native executor",
+                                   code="unsupported-option")
+    return Lowering(encoding_named(encoding), options, program).root()
+
+
+class Vocab:
+    """An encoding's fixed vocabulary as SPARQL terms, built once per encoding."""
+
+    def __init__(self, e: Encoding):
+        self.name, self.type = iri(e.name_predicate), iri(e.type_predicate)
+        self.fact_h, self.fact_r, self.fact_t = iri(e.fact_h), iri(e.fact_r), iri(e.fact_t)
+        self.record, self.key_type = iri(RECORD), iri(KEY_TYPE)
+        self.forward, self.backward = iri(FORWARD), iri(BACKWARD)
+        self.attribute, self.concept = iri(ATTRIBUTE), iri(e.concept_marker)
+
+
+_VOCABS: dict[int, tuple[Encoding, Vocab]] = {}
+_COMPARATORS = {c: str(c) for c in Comparator}
+
+
+class Lowering(SetLowering, QueryLowering, ExtensionLowering):
+    """Lowers one program; holds the variable counter and the guards found so far."""
+
+    def __init__(self, encoding: Encoding, options: ExecOptions, program: Node):
+        self.e, self.options, self.program = encoding, options, program
+        cached = _VOCABS.get(id(encoding))
+        if cached is None or cached[0] is not encoding:
+            cached = _VOCABS[id(encoding)] = (encoding, Vocab(encoding))
+        self.v = cached[1]
+        self.n = 0
+        self.guards: list[Guard] = []
+        self.quiet = 0
+        self.vp = ValuePatterns(encoding, self.fresh)
+
+    def fresh(self, prefix: str) -> str:
+        self.n += 1
+        return f"?{prefix}{self.n}"
+
+    def root(self) -> Lowered:
+        program = self.program
+        if program.output in ENTITY_TYPES:
+            body, shape = self.entity_answer(program)
+        elif program.output in (Type.VALUES, Type.QUALIFIER_VALUES):
+            values = self.values_of(program, self.fresh("v"))
+            pattern, variables, columns = self.vp.describe(values.var, "value")
+            values = values.joinable()
+            body, shape = select(" ".join(columns), values.distinct(pattern, *variables)), \
+                Shape("values")
+        else:
+            body, shape = _FINAL[program.__class__](self, program)
+        return Lowered(PROLOGUE + body, shape, tuple(self.guards), self.e, program.output)
+
+    def entity_answer(self, program: Node) -> tuple[str, Shape]:
+        x = self.fresh("x")
+        sub = self.set_of(program, x)
+        columns, fact = [f"({x} AS ?entity)"], sub.fact
+        pattern, variables = "", []
+        if fact and fact[0] == "node":
+            columns.append(f"({fact[1]} AS ?fact)")
+            variables, fact = [fact[1]], ("node",)
+        elif fact and fact[0] == "attribute":
+            pattern, variables, more = self.vp.describe(fact[2], "fact")
+            columns += more
+            fact, sub = fact[:2], sub.joinable()
+        return select(" ".join(columns), sub.distinct(pattern, *variables)), \
+            Shape("entities", fact)
+
+    # Children.
+
+    def set_of(self, node: Node, var: str) -> Sub:
+        """The lowered entity set of a child that must give entities."""
+        if node.output not in ENTITY_TYPES:
+            raise self.error(node, f"gives {node.output}, not entities")
+        return _SETS[node.__class__](self, node, var)
+
+    def values_of(self, node: Node, var: str) -> Sub:
+        """The values a values-giving child yields, each bound to `var`."""
+        if node.output not in (Type.VALUES, Type.QUALIFIER_VALUES):
+            raise self.error(node, f"gives {node.output}, not values")
+        return _VALUES[node.__class__](self, node, var)
+
+    # Literals, operators and errors, as the executor reads them.
+
+    def literal(self, node: Node, text: str, kind: str) -> Value:
+        try:
+            return parse_literal(text, kind)
+        except (ValueError, IndexError, OverflowError) as err:
+            word = {"quantity": "number", "year": "year or date", "date": "year or date"}
+            raise self.error(node, f"cannot read {text!r} as a {word.get(kind, kind)}: "
+                             f"{err}") from None
+
+    def comparator(self, node: Node) -> str:
+        op = _COMPARATORS.get(node.comparator)
+        if op is None:
+            raise self.error(node, f"unknown comparator {node.comparator!r}; expected one of "
+                             "=, !=, <, >" + (", <=, >=" if self.options.inclusive_comparators
+                                              else ""))
+        return op
+
+    def direction(self, node: Node, direction) -> str:
+        if direction == Direction.FORWARD or direction == Direction.BACKWARD:
+            return str(direction)
+        why = "no direction" if direction is None else f"unknown direction {direction!r}"
+        raise self.error(node, f"{why}; Relate needs forward or backward")
+
+    def guard(self, node: Node, where: str, message: str, raises: bool = True) -> None:
+        """Raise `message` at run time when `where` has a solution (when it has none, if not
+        `raises`)."""
+        if not self.quiet:
+            ask = f"{PROLOGUE}ASK {{\n{indent(where)}\n}}"
+            self.guards.append(Guard(ask, f"{self.step(node)}: {message}", raises))
+
+    def error(self, node: Node, message: str) -> LoweringError:
+        return LoweringError(f"{self.step(node)}: {message}", code="lowering")
+
+    def step(self, node: Node) -> str:
+        """`step N (Op)`: the node's place in the post-order step list, as the executor says."""
+        number = next((i for i, (_, n) in enumerate(self.program.walk(), start=1) if n is node),
+                      None)
+        return f"step {number} ({type(node).__name__})" if number else type(node).__name__
+
+
+def _table(types: tuple[Type, ...]) -> dict[type[Node], object]:
+    table = {}
+    for cls in OP_CLASSES:
+        if cls.output in types:
+            table[cls] = getattr(Lowering, f"visit_{cls.__name__}", None) or _missing
+    return table
+
+
+def _missing(self: Lowering, node: Node, *args):
+    reason = UNSUPPORTED.get(type(node).__name__, "no SPARQL lowering")
+    raise UnsupportedConstruct(f"{self.step(node)}: {reason}", code="unsupported-op")
+
+
+_SETS = _table(ENTITY_TYPES)
+_VALUES = _table((Type.VALUES, Type.QUALIFIER_VALUES))
+_FINAL = {cls: getattr(Lowering, f"visit_{cls.__name__}", None) or _missing
+          for cls in OP_CLASSES}

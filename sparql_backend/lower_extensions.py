@@ -1,0 +1,164 @@
+"""Lowering of the S-expression extensions: Entity, ArgMax, ArgMin, TimeConstraint (mixed into
+`Lowering`), with the semantics of `koplc.kopl.exec_extensions`.
+
+ArgMax/ArgMin keep ties with a MAX/MIN subquery, as GrailQA's gold SPARQL does. The candidate
+values are those of the key on the nodes the path reaches from each input entity; quantities
+rank in the majority unit (a tie between units goes to the unit that sorts first, where the
+executor takes the first one it meets), and without quantities times rank by date when all are
+dates, else by year. TimeConstraint keeps the input entities with a fact of the relation that
+holds at the time, read from its point-in-time / start / end qualifiers.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from koplc.kopl.exec_extensions import END, POINT, START
+from koplc.kopl.types import Direction
+from koplc.kopl.values import DATE, Value
+from koplc.sparql_backend.patterns import NEVER, Sub, block, indent, join, select_distinct
+from koplc.sparql_backend.terms import date_literal, integer, iri, string
+from koplc.sparql_backend.value_patterns import choose
+
+
+class ExtensionLowering:
+    """visit_<Op>(node, var) -> Sub for the extension ops."""
+
+    __slots__ = ()
+
+    def require_extension(self, node) -> None:
+        if not self.options.extension_ops:
+            raise self.error(node, f"{type(node).__name__} is a koplc extension the official "
+                             "KoPL engine does not have (extension_ops is off)")
+
+    def visit_Entity(self, node, x):
+        self.require_extension(node)
+        node_iri = iri(self.e.node(node.id))
+        return Sub(f"VALUES {x} {{ {node_iri} }}\n{x} {self.v.name} {self.fresh('n')} .", x,
+                   (x,))
+
+    def visit_ArgMax(self, node, x):
+        return self._arg_extreme(node, x, "MAX")
+
+    def visit_ArgMin(self, node, x):
+        return self._arg_extreme(node, x, "MIN")
+
+    def _arg_extreme(self, node, x, aggregate):
+        self.require_extension(node)
+        for hop in node.path:
+            if hop.direction not in (Direction.FORWARD, Direction.BACKWARD):
+                raise self.error(node, f"unknown direction {hop.direction!r} in the path of "
+                                 f"{hop.relation!r}; expected forward or backward")
+        if self.set_of(node.input, x).empty:  # also registers the input's guards, once
+            return Sub(NEVER, x, (x,), empty=True)
+        self.quiet += 1
+        try:
+            branches = [self._by_quantity(node, x, aggregate),
+                        self._by_time(node, x, aggregate, dates=True),
+                        self._by_time(node, x, aggregate, dates=False)]
+        finally:
+            self.quiet -= 1
+        return Sub("\nUNION\n".join(block(b) for b in branches), x, (x,), None, False)
+
+    def _rows(self, node, e: str, kind: str) -> tuple[str, tuple[str, ...]]:
+        """(subquery, parts): each value of the key on each node the path reaches from each
+        distinct input entity `e`, once per (entity, node, fact), if it is a quantity (parts:
+        number, unit) or a time (parts: year, is-a-date, date)."""
+        inner = self.set_of(node.input, e).entities(1)
+        reached, hops = e, []
+        for hop in node.path:
+            step = self.fresh("x")
+            hops.append(self._hop(reached, hop, step))
+            reached = step
+        h = self.fresh("v")
+        fact_pattern, _, fact_id = self.attribute_fact(reached, node.key, h)
+        pattern, *parts = self.vp.quantity(h) if kind == "quantity" else self.vp.time(h)
+        variables = [p for p in parts if p.startswith("?") and " " not in p]
+        where = join(inner.where, *hops, fact_pattern, pattern)
+        return select_distinct(" ".join(dict.fromkeys((e, reached, fact_id, *variables))),
+                               where), tuple(parts)
+
+    def _hop(self, here: str, hop, there: str) -> str:
+        relation = iri(self.e.relation(hop.relation))
+        forward = hop.direction == Direction.FORWARD
+        if not self.e.reified:
+            return f"{here} {relation} {there} ." if forward else f"{there} {relation} {here} ."
+        return self.record(self.fresh("f"), here, relation, str(hop.direction), there)
+
+    def _quantities(self, node, e: str, unit: bool) -> tuple[str, str]:
+        """(pattern, number) of the candidate quantities, in the majority unit if `unit`."""
+        rows, (n, u) = self._rows(node, e, "quantity")
+        if not (unit and self.e.value_nodes):
+            return rows, n
+        inner_rows, (_, u2) = self._rows(node, self.fresh("e"), "quantity")
+        majority = self.fresh("unit")
+        pick = (f"{{ SELECT ({u2} AS {majority}) WHERE {{\n{indent(inner_rows)}\n}}"
+                f"\nGROUP BY {u2} ORDER BY DESC(COUNT(*)) {u2} LIMIT 1 }}")
+        return join(rows, pick, f"FILTER({u} = {majority})"), n
+
+    def _by_quantity(self, node, x, aggregate):
+        rows, n = self._quantities(node, x, unit=True)
+        best_rows, n2 = self._quantities(node, self.fresh("e"), unit=True)
+        best = self.fresh("best")
+        return join(rows, f"{{ SELECT ({aggregate}({n2}) AS {best}) WHERE {{\n"
+                    f"{indent(best_rows)}\n}} }}", f"FILTER({n} = {best})")
+
+    def _by_time(self, node, x, aggregate, dates: bool):
+        """Candidates ranked by date (all times are dates) or by year (some are years)."""
+        no_quantity = self._rows(node, self.fresh("e"), "quantity")[0]
+        year_rows, (_, is_date, _) = self._rows(node, self.fresh("e"), "time")
+        a_year = join(year_rows, f"FILTER(!({is_date}))")
+        mode = f"FILTER {'NOT ' if dates else ''}EXISTS {{\n{indent(a_year)}\n}}"
+        rows, (y, _, d) = self._rows(node, x, "time")
+        best_rows, (y2, _, d2) = self._rows(node, self.fresh("e"), "time")
+        best = self.fresh("best")
+        rank, rank2 = (d, d2) if dates else (y, y2)
+        return join(f"FILTER NOT EXISTS {{\n{indent(no_quantity)}\n}}", mode, rows,
+                    f"{{ SELECT ({aggregate}({rank2}) AS {best}) WHERE {{\n"
+                    f"{indent(best_rows)}\n}} }}", f"FILTER({rank} = {best})")
+
+    def visit_TimeConstraint(self, node, x):
+        self.require_extension(node)
+        text = node.time.strip()
+        moment = Value(DATE, self.options.today or date.today()) if text == "NOW" else \
+            self.literal(node, text, DATE)
+        inner = self.set_of(node.input, x)
+        relation = iri(self.e.relation(node.relation))
+        if not self.e.reified:  # no qualifiers: every fact holds
+            held = f"EXISTS {{ {x} {relation} [] }} || EXISTS {{ [] {relation} {x} }}"
+        else:
+            held = " || ".join(
+                f"EXISTS {{ {self.record(f, x, relation, way, '[]')} FILTER({self.holds(f, moment)}) }}"
+                for f, way in ((self.fresh("f"), "forward"), (self.fresh("f"), "backward")))
+        if inner.empty:
+            return inner.nothing()._replace(fact=None)
+        return inner._replace(where=join(inner.where, f"FILTER({held})"), fact=None)
+
+    def holds(self, f: str, moment: Value) -> str:
+        """Whether fact `f` holds at `moment` (`exec_extensions.holds` as an expression)."""
+        year = integer(moment.year)
+        day = date_literal(moment.value) if moment.type == DATE else None
+
+        def some(key: str, op: str | None = None, flip: bool = False) -> str:
+            """EXISTS a time value of qualifier `key` (that compares by `op` with the moment,
+            or the moment with it when `flip`)."""
+            q = self.fresh("q")
+            pattern, y, is_date, d = self.vp.time(q)
+            found = f"{f} {iri(self.e.key(key))} {q} . {pattern}"
+            if op is None:
+                return f"EXISTS {{ {found} }}"
+            by_year = f"{year} {op} {y}" if flip else f"{y} {op} {year}"
+            if day is None:
+                check = by_year
+            else:
+                on_day = f"{day} {op} {d}" if flip else f"{d} {op} {day}"
+                if op == "=":  # by text, as `value_patterns` does for Virtuoso
+                    on_day = f"STR({d}) = {string(moment.value.isoformat())}"
+                check = choose(is_date, on_day, by_year)
+            return f"EXISTS {{ {found} FILTER({check}) }}"
+
+        none = f"!{some(POINT)} && !{some(START)} && !{some(END)}"
+        started = f"(!{some(START)} || {some(START, '<=')})"
+        ended = f"(!{some(END)} || {some(END, '<=', flip=True)})"
+        return (f"({none}) || {some(POINT, '=')} || "
+                f"(({some(START)} || {some(END)}) && {started} && {ended})")

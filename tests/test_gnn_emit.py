@@ -1,0 +1,69 @@
+"""Emitted programs: decoded from hand-made distributions, and from the tiny model; they parse,
+type-check and run."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gnn_fixtures import KB, eval_file, tiny_model
+from koplc import api
+from koplc.cli import main
+from koplc.gnn.emit import decode_path, program_of, thresholded
+from koplc.gnn.subgraph import Retriever, graph_of, link_topic
+from koplc.kopl.ir import Find, QueryName, Relate
+from koplc.kopl.types import Direction
+
+RELATIONS = ["directed_by", "starred_actors"]
+
+
+def test_decode_follows_the_most_probable_path_and_skips_self_loops():
+    # nodes: 0 topic film, 1 its director, 2 an actor; types 0/1 forward, 2/3 backward, 4 loop
+    edges = np.array([[0, 0, 1, 2, 0, 1, 2],
+                      [0, 1, 2, 3, 4, 4, 4],
+                      [1, 2, 0, 0, 0, 1, 2]])
+    steps = [np.array([1.0, 0, 0]), np.array([0.05, 0.9, 0.05]), np.array([0.02, 0.96, 0.02])]
+    types = decode_path(steps, edges, end=1)
+    assert types == [0, 4]
+    assert program_of("Heat", types, RELATIONS) == QueryName(
+        input=Relate(input=Find(name="Heat"), relation="directed_by",
+                     direction=Direction.FORWARD))
+    assert program_of("Al Pacino", [3], RELATIONS).input.direction == Direction.BACKWARD
+
+
+def test_thresholded_set_excludes_the_topic_and_keeps_the_mass():
+    assert thresholded(np.array([0.5, 0.3, 0.15, 0.05])) == [1, 2, 3]
+    assert thresholded(np.array([0.5, 0.3, 0.195, 0.005])) == [1, 2]
+    assert thresholded(np.array([0.0, 0.001, 0.0])) == [1]
+
+
+def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):
+    graph = graph_of(api.load_kb(KB))
+    retriever = Retriever(graph, hops=2, size=50, cache_dir=tmp_path)
+    nodes, edges = retriever.subgraph("The Matrix")
+    assert graph.names[nodes[0]] == "The Matrix" and len(nodes) <= 51
+    assert edges[1].max() == graph.n_types - 1 and edges[[0, 2]].max() < len(nodes)
+    retriever.prepare(["Heat"])
+    assert Retriever(graph, hops=2, size=50, cache_dir=tmp_path).nodes.keys() >= {"Heat"}
+    assert link_topic(graph, "who directed the matrix") == "The Matrix"
+
+
+def test_tiny_model_programs_parse_type_check_and_run():
+    folder, _ = tiny_model()
+    questions = eval_file().read_text().splitlines()[:8]
+    for line in questions:
+        text = line.split("\t")[1]
+        result = api.gnn_compile(text, KB, folder)
+        report = api.check(result["program"], "kopl-nested")
+        assert report.ok, (result["program"], report.diagnostics)
+        assert result["faithful"] == (result["program_answers"] == result["gnn_answers"])
+
+
+def test_cli_compile_prints_program_sparql_and_answer(tmp_path, capsys):
+    folder, _ = tiny_model()
+    question = tmp_path / "question.txt"
+    question.write_text("who directed [The Matrix]\n")
+    assert main(["compile", str(question), "--frontend", "gnn", "--kb", str(KB),
+                 "--model", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("program: QueryName(")
+    assert "SPARQL:" in out and "answer: [" in out

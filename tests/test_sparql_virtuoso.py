@@ -1,0 +1,88 @@
+"""The differential suite over HTTP against a real Virtuoso (Debian's virtuoso-opensource),
+started on 127.0.0.1 by the `virtuoso` session fixture: every conformance case, every MetaQA
+dev gold program and generated programs answer as the native executor does."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED
+from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture  # noqa: F401
+from koplc.kopl.kqapro_json import parse
+from koplc.kopl.metaqa import gold_program, read_questions
+from koplc.sparql_backend.encodings import ENCODINGS
+from koplc.sparql_backend.endpoint import Endpoint
+from koplc.sparql_backend.export import write_ntriples
+from sparql_fixtures import ENCODING_OF, native, same, through_sparql
+from test_sparql_differential import differential
+from virtuoso_server import virtuoso_fixture  # noqa: F401 - the virtuoso fixture
+
+CASES = json.loads((SHARED / "conformance/kopl_engine_cases.json").read_text())["cases"]
+GENERATED = [(EXAMPLE_KB, "guided", 100), (EXAMPLE_KB_EXT, "blind", 60), (METAQA_KB, "guided", 40),
+             (METAQA_KB, "blind-small", 40)]
+
+
+@pytest.fixture(scope="session")
+def endpoint_for(virtuoso, kb_for):
+    """endpoint_for(kb path) -> an Endpoint whose default graph holds that KB."""
+    endpoints: dict[str, Endpoint] = {}
+    folder = Path(tempfile.mkdtemp(prefix="koplc-nt-", dir=virtuoso.folder))
+
+    def get(relative: str) -> Endpoint:
+        if relative not in endpoints:
+            graph = f"urn:koplc:test:{relative}"
+            nt = folder / (relative.replace("/", "_") + ".nt")
+            write_ntriples(kb_for(relative), ENCODINGS[ENCODING_OF[relative]], nt)
+            virtuoso.load(nt, graph)
+            endpoints[relative] = Endpoint(virtuoso.graph_endpoint(graph), timeout=120)
+        return endpoints[relative]
+
+    return get
+
+
+def test_the_server_listens_on_loopback_only(virtuoso):
+    assert virtuoso.endpoint.startswith("http://127.0.0.1:")
+    ini = (virtuoso.folder / "virtuoso.ini").read_text()
+    assert f"ServerPort = 127.0.0.1:{virtuoso.http_port}" in ini
+    assert f"ServerPort = 127.0.0.1:{virtuoso.isql_port}" in ini
+
+
+def test_every_conformance_case_answers_the_same_on_virtuoso(kb_for, endpoint_for):
+    differ = []
+    for case in CASES:
+        program = parse(json.dumps(case["program"])).program
+        expected = native(program, kb_for(case["kb"]))
+        got = through_sparql(program, endpoint_for(case["kb"]), ENCODING_OF[case["kb"]])
+        if not same(expected, got):
+            differ.append((case["name"], expected and expected.render(), got and got.render()))
+    assert not differ, differ[:3]
+
+
+def test_every_metaqa_gold_program_answers_the_same_on_virtuoso(kb_for, endpoint_for):
+    kb, endpoint = kb_for(METAQA_KB), endpoint_for(METAQA_KB)
+    programs = [gold_program(q.topic, q.qtype) for hop in (1, 2, 3)
+                for q in read_questions(SHARED / f"data/metaqa/qa_{hop}hop_dev.tsv")]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(lambda p: through_sparql(p, endpoint, "plain"), programs))
+    differ = [p for p, got in zip(programs, answers, strict=True) if not same(native(p, kb), got)]
+    assert len(programs) == 9670
+    assert not differ, differ[:3]
+
+
+@pytest.mark.parametrize("kb_path, strategy, count", GENERATED,
+                         ids=[f"{k.split('/')[-1]}-{s}" for k, s, _ in GENERATED])
+def test_generated_programs_answer_the_same_on_virtuoso(kb_path, strategy, count, kb_for,
+                                                        endpoint_for):
+    runs, disagreements = differential(kb_for(kb_path), endpoint_for(kb_path),
+                                       ENCODING_OF[kb_path], strategy, count)
+    assert not disagreements, disagreements[:3]
+    assert len(runs) >= count
+
+
+def test_at_least_two_hundred_generated_programs_run_on_virtuoso():
+    assert sum(count for *_, count in GENERATED) >= 200
