@@ -55,8 +55,7 @@ $(INSTALLED): pyproject.toml
 	$(MAKE) --no-print-directory setup
 
 demo: $(INSTALLED)
-	$(VENV)/bin/koplc parse examples/program.txt --to ir-json
-	$(VENV)/bin/koplc check examples/program.txt
+	$(VENV)/bin/koplc compile examples/question.txt
 
 test: $(INSTALLED)
 	$(PY) -m pytest

@@ -1,0 +1,78 @@
+"""Evaluate the SymKGQA front end on MetaQA dev and the user-phrased questions.
+
+    .venv/bin/python benchmarks/llm_eval.py --limit 20 --configs full,lto,lto-no-grammar \
+        --out build/llm_eval
+
+Configs: full (pool includes the question's template), lto (leave-template-out), and LTO
+ablations: lto-no-grammar, lto-no-quack, lto-no-rerank, lto-no-guidance; user (the
+user-phrased set in tests/fixtures/llm/user_questions.jsonl, full pipeline).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from tqdm import tqdm
+
+from koplc import api
+from koplc.kopl.metaqa import Question
+from koplc.llm.evaluate import dev_questions, evaluate_one, summarize
+from koplc.llm.pipeline import CompileOptions
+
+HERE = Path(__file__).resolve().parent.parent
+CONFIGS = {
+    "full": (CompileOptions(), False),
+    "lto": (CompileOptions(), True),
+    "lto-no-grammar": (CompileOptions(grammar="never"), True),
+    "lto-no-quack": (CompileOptions(quack=False), True),
+    "lto-no-rerank": (CompileOptions(rerank=False), True),
+    "lto-no-guidance": (CompileOptions(execution_guidance=False), True),
+    "user": (CompileOptions(), False),
+}
+
+
+def user_questions(limit: int | None) -> list[Question]:
+    """The user-phrased set as MetaQA Questions (no brackets: linking must find the topic)."""
+    rows = [json.loads(line) for line in
+            (HERE / "tests/fixtures/llm/user_questions.jsonl").read_text().splitlines()]
+    questions = [Question(i, r["question"], r["topic"], frozenset(r["answers"]), r["qtype"])
+                 for i, r in enumerate(rows)]
+    return questions[:limit] if limit else questions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", default=str(HERE.parent / "shared/data/metaqa"))
+    parser.add_argument("--hops", default="1,2,3")
+    parser.add_argument("--limit", type=int, help="questions per hop")
+    parser.add_argument("--configs", default="full")
+    parser.add_argument("--lm", default="embedded")
+    parser.add_argument("--out", default="build/llm_eval")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    compiler = api.compiler(lm=args.lm)
+    hops = tuple(int(h) for h in args.hops.split(","))
+    for name in args.configs.split(","):
+        options, lto = CONFIGS[name]
+        questions = user_questions(args.limit) if name == "user" else \
+            dev_questions(args.data, hops, args.limit)
+        records = []
+        # Written as they come, so a run cut short still leaves its slice.
+        with (out / f"{name}.jsonl").open("w", encoding="utf-8") as sink:
+            for q in tqdm(questions, desc=name, unit="q"):
+                records.append(evaluate_one(compiler, q, replace(options), lto))
+                sink.write(json.dumps(records[-1], ensure_ascii=False) + "\n")
+                sink.flush()
+        summary = summarize(records)
+        (out / f"{name}.summary.json").write_text(json.dumps(summary, indent=1))
+        print(name, json.dumps(summary), flush=True)
+
+
+if __name__ == "__main__":
+    main()

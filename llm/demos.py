@@ -1,0 +1,128 @@
+"""Demonstrations for few-shot prompts: a pool of MetaQA dev questions with gold programs built
+from their question types (one per template, covering every function and type the dataset
+uses), the n nearest to a question by MiniLM similarity with entities masked, or a fixed set."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from koplc.kopl import steps_syntax
+from koplc.kopl.metaqa import gold_program, read_questions
+from koplc.kopl.registry import info_of
+from koplc.llm.linking import plain
+from koplc.llm.model_cache import cache_root
+
+
+@dataclass(frozen=True)
+class Demo:
+    """One demonstration: question, its entities, its program in steps, and its template."""
+
+    question: str
+    entities: tuple[str, ...]
+    program: str
+    template: str = ""
+
+    def text(self) -> str:
+        """The demonstration as the prompt shows it."""
+        return (f"Question: {self.question}\nEntities: {', '.join(self.entities)}\n"
+                f"{self.program}")
+
+
+def template_of(question: str) -> str:
+    """A MetaQA question with its [topic] replaced by ENT: questions that differ only in the
+    topic share a template."""
+    return re.sub(r"\[[^\]]+\]", "ENT", question).strip()
+
+
+def metaqa_pool(folder: str | Path, hops=(1, 2, 3), per_function: int = 1000,
+                pattern: str = "qa_{hop}hop_*.tsv") -> list[Demo]:
+    """One demonstration per template of the dev questions in `folder` (dev_all tsvs),
+    at most `per_function` per (op, qtype) pair so no function dominates the pool."""
+    pool, seen, per_key = [], set(), {}
+    paths = [p for hop in hops for p in sorted(Path(folder).glob(pattern.format(hop=hop)))]
+    for path in dict.fromkeys(paths):
+        for q in read_questions(path):
+            if q.hops in hops:
+                template = template_of(q.text)
+                if template in seen:
+                    continue
+                program = gold_program(q.topic, q.qtype)
+                keys = {(info_of(n).name, q.qtype) for n in _nodes(program)}
+                if all(per_key.get(k, 0) >= per_function for k in keys):
+                    continue
+                seen.add(template)
+                for k in keys:
+                    per_key[k] = per_key.get(k, 0) + 1
+                pool.append(Demo(plain(q.text), (q.topic,), steps_syntax.print_program(program),
+                                 template))
+    return pool
+
+
+def _nodes(node):
+    yield node
+    for child in node.children:
+        yield from _nodes(child)
+
+
+class DemoSelector:
+    """The n pool demonstrations nearest to a masked question (MiniLM cosine similarity)."""
+
+    def __init__(self, pool: list[Demo], embedder=None):
+        from koplc.kopl.grounding.embedder import DEFAULT_EMBEDDER
+
+        self.pool = pool
+        self.embedder = embedder or DEFAULT_EMBEDDER
+        self.vectors = self._pool_vectors()
+
+    def _pool_vectors(self) -> np.ndarray:
+        texts = [d.template for d in self.pool]
+        digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+        path = cache_root() / "demos" / f"pool-{digest}.npy"
+        if path.exists():
+            return np.load(path)
+        vectors = np.asarray(self.embedder.encode(texts), dtype=np.float32)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npy")
+        np.save(tmp, vectors)
+        tmp.replace(path)
+        return vectors
+
+    def nearest(self, masked_question: str, n: int = 8,
+                exclude_template: str | None = None) -> list[Demo]:
+        """The n nearest demonstrations, nearest last (closest to the question in the prompt);
+        `exclude_template` leaves out every demonstration of that template."""
+        query = np.asarray(self.embedder.encode([masked_question]), dtype=np.float32)[0]
+        sims = self.vectors @ query
+        order = [i for i in np.argsort(-sims)
+                 if exclude_template is None or self.pool[i].template != exclude_template]
+        return [self.pool[i] for i in order[:n]][::-1]
+
+
+FIXED = [
+    Demo("who directed Blade Runner", ("Blade Runner",),
+         "Step 1: Find(Blade Runner)\nStep 2: Relate(directed_by, forward)\n"
+         "Step 3: QueryName()\nDone"),
+    Demo("which films did Tom Hanks act in", ("Tom Hanks",),
+         "Step 1: Find(Tom Hanks)\nStep 2: Relate(starred_actors, backward)\n"
+         "Step 3: QueryName()\nDone"),
+    Demo("what languages are the movies directed by Luc Besson in", ("Luc Besson",),
+         "Step 1: Find(Luc Besson)\nStep 2: Relate(directed_by, backward)\n"
+         "Step 3: Relate(in_language, forward)\nStep 4: QueryName()\nDone"),
+    Demo("who acted in films that share a writer with Heat", ("Heat",),
+         "Step 1: Find(Heat)\nStep 2: Relate(written_by, forward)\n"
+         "Step 3: Relate(written_by, backward)\nStep 4: Relate(starred_actors, forward)\n"
+         "Step 5: QueryName()\nDone"),
+    Demo("how many movies did Sofia Coppola direct", ("Sofia Coppola",),
+         "Step 1: Find(Sofia Coppola)\nStep 2: Relate(directed_by, backward)\n"
+         "Step 3: Count()\nDone"),
+    Demo("what genres are the films written by the writer of Alien", ("Alien",),
+         "Step 1: Find(Alien)\nStep 2: Relate(written_by, forward)\n"
+         "Step 3: Relate(written_by, backward)\nStep 4: Relate(has_genre, forward)\n"
+         "Step 5: QueryName()\nDone"),
+]
+"""A manual fixed set of demonstrations (written for this project, not copied from MetaQA)."""

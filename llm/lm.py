@@ -1,0 +1,128 @@
+"""The LM protocol and the embedded client: llama.cpp running a local GGUF (by default the
+Gemma 3 270M base model assembled from PyPI), few-shot completion and likelihood scoring."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from koplc.kopl.errors import KoplcError
+from koplc.llm.response_cache import ResponseCache, cached
+
+
+class LM(Protocol):
+    """What every client offers: sampled or greedy completions, and log-likelihoods."""
+
+    name: str
+
+    def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
+                 stop: Sequence[str] = (), grammar: str | None = None,
+                 max_tokens: int = 160) -> list[str]:
+        """`n` completions of `prompt` (greedy when temperature is 0), cut at `stop`."""
+        ...
+
+    def score(self, prompt: str, continuation: str) -> float:
+        """log P(continuation | prompt), summed over the continuation's tokens."""
+        ...
+
+
+@contextlib.contextmanager
+def _quiet():
+    # llama.cpp writes its load log to fd 2 from C; keep it off the user's terminal.
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+class LlamaCppLM:
+    """A GGUF model in-process via llama-cpp-python; the fixed prompt prefix stays evaluated
+    between calls (llama.cpp reuses the longest common token prefix)."""
+
+    def __init__(self, model_path: str | Path | None = None, *, n_threads: int = 2,
+                 n_ctx: int = 4096, seed: int = 0, cache: ResponseCache | None = None):
+        from koplc.llm.model_cache import embedded_model_path
+
+        self.path = Path(model_path) if model_path else embedded_model_path()
+        self.name = f"llama.cpp:{self.path.name}"
+        self.n_threads, self.n_ctx, self.seed, self.cache = n_threads, n_ctx, seed, cache
+        self._model = self._load(logits_all=False)
+        self._scorer = None
+
+    def _load(self, logits_all: bool):
+        from llama_cpp import Llama
+
+        try:
+            with _quiet():
+                return Llama(model_path=str(self.path), n_ctx=self.n_ctx,
+                             n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                             logits_all=logits_all, seed=self.seed, verbose=False)
+        except (ValueError, RuntimeError) as err:
+            raise KoplcError(f"llama.cpp cannot load {self.path}: {err}",
+                             code="lm-load") from err
+
+    def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
+                 stop: Sequence[str] = (), grammar: str | None = None,
+                 max_tokens: int = 160) -> list[str]:
+        request = dict(model=self.name, op="generate", prompt=prompt, n=n,
+                       temperature=temperature, top_k=top_k, stop=list(stop), grammar=grammar,
+                       max_tokens=max_tokens, seed=self.seed)
+        return cached(self.cache, request, lambda: self._generate(
+            prompt, n, temperature, top_k, stop, grammar, max_tokens))
+
+    def _generate(self, prompt, n, temperature, top_k, stop, grammar, max_tokens) -> list[str]:
+        from llama_cpp import LlamaGrammar
+
+        compiled = None
+        if grammar:
+            with _quiet():
+                compiled = LlamaGrammar.from_string(grammar, verbose=False)
+        outs = []
+        for i in range(n):
+            if temperature > 0:
+                self._model.set_seed(self.seed + i)
+            result = self._model.create_completion(
+                prompt, max_tokens=max_tokens, temperature=temperature, top_k=top_k,
+                top_p=1.0, min_p=0.0, repeat_penalty=1.0, stop=list(stop) or None,
+                grammar=compiled)
+            outs.append(result["choices"][0]["text"])
+        return outs
+
+    def score(self, prompt: str, continuation: str) -> float:
+        request = dict(model=self.name, op="score", prompt=prompt, continuation=continuation)
+        return cached(self.cache, request, lambda: self._score(prompt, continuation))
+
+    def _score(self, prompt: str, continuation: str) -> float:
+        if self._scorer is None:
+            self._scorer = self._load(logits_all=True)
+        llm = self._scorer
+        head = llm.tokenize(prompt.encode(), add_bos=True)
+        full = llm.tokenize((prompt + continuation).encode(), add_bos=True)
+        start = _common_prefix(head, full)
+        if start == 0 or start >= len(full):
+            raise KoplcError("cannot score an empty continuation", code="lm-score")
+        common = min(_common_prefix(list(llm._input_ids), full), start - 1)
+        llm.n_tokens = common
+        llm.eval(full[common:])
+        logits = np.asarray(llm.scores[start - 1:len(full) - 1], dtype=np.float64)
+        top = logits.max(axis=1, keepdims=True)
+        logprobs = logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
+        return float(sum(logprobs[i, t] for i, t in enumerate(full[start:])))
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -1,0 +1,206 @@
+"""The SymKGQA front end: generate KoPL steps few-shot, parse, check, ground with QUACK (the LM
+choosing among candidates), execute; when that fails or finds nothing, sample more programs and
+pick among the executable ones by inverse consistency. Every stage's output is kept."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from koplc.kopl import steps_syntax
+from koplc.kopl.check import check
+from koplc.kopl.errors import KoplcError
+from koplc.llm.catalogue import ops_for_kb
+from koplc.llm.demos import FIXED, DemoSelector
+from koplc.llm.gbnf import grammar_for
+from koplc.llm.linking import link
+from koplc.llm.prompt import PromptBuilder
+from koplc.llm.scoring import LMChooser, inverse_consistency
+
+STOP = ("\nQuestion:", "\n\n")
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Switches of the pipeline (the evaluation's ablations turn them off one at a time)."""
+
+    n_demos: int = 8
+    demos: str = "dynamic"  # or "fixed"
+    grammar: str = "fallback"  # "always", "fallback" (only after a parse or type failure), "never"
+    quack: bool = True
+    rerank: bool = True
+    execution_guidance: bool = True
+    samples: int = 2
+    temperature: float = 0.3
+    top_k: int = 30
+    exclude_template: str | None = None
+
+
+@dataclass
+class Attempt:
+    """One generated program through the stages; `failed` names the first stage that failed."""
+
+    raw: str
+    program: str | None = None
+    grounded: str | None = None
+    changes: list[dict] = field(default_factory=list)
+    answer: list[str] | None = None
+    failed: str | None = None
+    error: str | None = None
+    score: float | None = None
+    node: object = None
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "node"}
+
+
+@dataclass
+class Compiled:
+    """The outcome for one question: every stage's output, the chosen attempt, timings."""
+
+    question: str
+    entities: list[str]
+    concepts: list[str]
+    demos: list[str]
+    attempts: list[Attempt]
+    chosen: int | None
+    seconds: dict[str, float]
+
+    @property
+    def best(self) -> Attempt | None:
+        return None if self.chosen is None else self.attempts[self.chosen]
+
+    @property
+    def answer(self) -> list[str]:
+        return (self.best.answer or []) if self.best else []
+
+    @property
+    def failure(self) -> str | None:
+        """The stage where the chosen (or greedy) attempt failed, or None."""
+        attempt = self.best or self.attempts[0]
+        return attempt.failed
+
+    def to_json(self) -> dict:
+        return {"question": self.question, "entities": self.entities,
+                "concepts": self.concepts, "demos": self.demos, "chosen": self.chosen,
+                "attempts": [a.to_json() for a in self.attempts],
+                "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}
+
+
+class Compiler:
+    """Everything that is fixed per KB and LM: prompt prefix, pool, grammar, indexes."""
+
+    def __init__(self, kb, lm, *, indexes=None, kb_path=None, pool=None,
+                 options: CompileOptions | None = None):
+        from koplc.kopl.grounding.indexes import Indexes
+
+        self.kb, self.lm, self.options = kb, lm, options or CompileOptions()
+        self.indexes = indexes or Indexes.for_kb(kb, kb_path, None)
+        self.builder = PromptBuilder.for_kb(kb)
+        self.grammar = grammar_for(ops_for_kb(kb))
+        self.selector = DemoSelector(pool) if pool else None
+        self.chooser = LMChooser(lm)
+
+    def compile(self, question: str, options: CompileOptions | None = None) -> Compiled:
+        """Compile one question; raises KoplcError when nothing in it links to the KB."""
+        opts = options or self.options
+        linked = link(question, self.kb)
+        if not linked.entities and not linked.concepts:
+            raise KoplcError(f"nothing in the question links to the KB: {question.strip()!r} "
+                             "names no entity or concept the KB has", code="no-link")
+        if opts.demos == "fixed" or self.selector is None:
+            demos = FIXED[: opts.n_demos]
+        else:
+            demos = self.selector.nearest(linked.masked(), opts.n_demos, opts.exclude_template)
+        prompt = self.builder.build(linked, demos)
+        seconds = {"generation": 0.0, "grounding": 0.0, "execution": 0.0}
+        grammar = self.grammar if opts.grammar == "always" else None
+        clock = time.perf_counter()
+        raw = self.lm.generate(prompt, 1, 0.0, 1, STOP, grammar)
+        seconds["generation"] += time.perf_counter() - clock
+        attempts = [self._run(raw[0], linked, opts, seconds)]
+        if opts.grammar == "fallback" and attempts[0].failed in ("parse", "type"):
+            # The grammar costs several times the free decoding, so it runs only when the
+            # free program does not parse or type-check.
+            grammar = self.grammar
+            clock = time.perf_counter()
+            raw = self.lm.generate(prompt, 1, 0.0, 1, STOP, grammar)
+            seconds["generation"] += time.perf_counter() - clock
+            attempts.append(self._run(raw[0], linked, opts, seconds))
+        chosen = len(attempts) - 1 if attempts[-1].answer else None
+        if chosen is None and opts.rerank and opts.samples:
+            clock = time.perf_counter()
+            more = self.lm.generate(prompt, opts.samples, opts.temperature, opts.top_k, STOP,
+                                    grammar)
+            seconds["generation"] += time.perf_counter() - clock
+            attempts += [self._run(text, linked, opts, seconds) for text in more]
+            chosen = self._pick(attempts, linked.question, seconds)
+        return Compiled(linked.question, list(linked.entities), list(linked.concepts),
+                        [d.question for d in demos], attempts, chosen, seconds)
+
+    def _run(self, raw: str, linked, opts: CompileOptions, seconds) -> Attempt:
+        attempt = Attempt(raw)
+        text = raw.strip()
+        if not text.rstrip(".").lower().endswith("done"):
+            text += "\nDone"
+        try:
+            node = steps_syntax.parse(text).program
+        except KoplcError as err:
+            return replace(attempt, failed="parse", error=err.render())
+        attempt.program = steps_syntax.print_program(node)
+        errors = [d for d in check(node) if d.is_error]
+        if errors:
+            return replace(attempt, failed="type", error="; ".join(d.message for d in errors))
+        if opts.quack:
+            clock = time.perf_counter()
+            try:
+                node, attempt.changes = self._ground(node, linked.question, opts)
+            except KoplcError as err:
+                return replace(attempt, failed="grounding", error=err.render())
+            finally:
+                seconds["grounding"] += time.perf_counter() - clock
+            attempt.grounded = steps_syntax.print_program(node)
+            moved = [c for c in attempt.changes if c["op"] == "Find"
+                     and c["original"] in linked.entities]
+            if moved:
+                # The question names this entity verbatim; a grounding that trades it for
+                # another only makes a wrong program return something.
+                return replace(attempt, failed="grounding", error=(
+                    f"grounding replaced the question's entity {moved[0]['original']!r} by "
+                    f"{moved[0]['replacement']!r}"))
+        attempt.node = node
+        clock = time.perf_counter()
+        try:
+            from koplc.kopl.execute import DEFAULT, execute
+
+            result = execute(node, self.kb, DEFAULT)
+            attempt.answer = [str(v) for v in result.items()]
+        except KoplcError as err:
+            attempt.failed, attempt.error = "execution", err.render()
+        finally:
+            seconds["execution"] += time.perf_counter() - clock
+        if attempt.answer == []:
+            attempt.failed = "empty"
+        return attempt
+
+    def _ground(self, node, question: str, opts: CompileOptions):
+        from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
+        from koplc.kopl.grounding.driver import ground
+
+        options = GroundingOptions(execution_guidance=opts.execution_guidance)
+        grounded = ground(node, GroundingContext(self.kb, self.indexes, question, self.chooser,
+                                                 options))
+        if grounded.remaining:
+            raise KoplcError(grounded.remaining, code="grounding")
+        return grounded.program, [c.to_json() for c in grounded.changes]
+
+    def _pick(self, attempts: list[Attempt], question: str, seconds) -> int | None:
+        clock = time.perf_counter()
+        good = [i for i, a in enumerate(attempts) if a.answer]
+        for i in good:
+            text = attempts[i].grounded or attempts[i].program
+            attempts[i].score = inverse_consistency(self.lm, text, question)
+        seconds["rerank"] = time.perf_counter() - clock
+        if not good:
+            return None
+        return max(good, key=lambda i: attempts[i].score)

@@ -1,0 +1,52 @@
+"""The LM's part in grounding and reranking: a likelihood chooser for QUACK and the
+inverse-consistency scorer (how likely the question is given a program)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from koplc.kopl.grounding.choosers import Candidate, LikelihoodChooser
+from koplc.kopl.types import ArgKind
+from koplc.llm.lm import LM
+
+_KIND_WORDS = {ArgKind.ENTITY: "entity", ArgKind.CONCEPT: "concept",
+               ArgKind.RELATION: "relation", ArgKind.ATTRIBUTE: "attribute",
+               ArgKind.QUALIFIER: "qualifier"}
+
+
+class LMChooser(LikelihoodChooser):
+    """Ranks a name's candidates by log P(candidate | question, written name, kind), blended
+    with their similarity to the written name (the blending is LikelihoodChooser's)."""
+
+    def __init__(self, lm: LM, weight: float = 0.3, max_candidates: int = 4,
+                 margin: float = 0.15):
+        self.lm, self.weight = lm, weight
+        self.max_candidates, self.margin = max_candidates, margin
+
+    def rank(self, kind: ArgKind, written: str, candidates: Sequence[Candidate],
+             question: str | None) -> list[Candidate]:
+        """Similarity alone when one candidate clearly leads (each LM call costs a forward
+        pass); the LM decides between the close ones."""
+        ordered = sorted(candidates, key=lambda c: -c.similarity)
+        if len(ordered) < 2 or ordered[0].similarity - ordered[1].similarity >= self.margin:
+            return [replace(c, score=c.similarity) for c in ordered]
+        close = ordered[:self.max_candidates]
+        return super().rank(kind, written, close, question) + \
+            [replace(c, score=c.similarity * (1 - self.weight)) for c in ordered[len(close):]]
+
+    def log_likelihoods(self, kind: ArgKind, written: str, names: Sequence[str],
+                        question: str | None) -> list[float]:
+        if len(names) < 2:
+            return [0.0] * len(names)
+        word = _KIND_WORDS.get(kind, "name")
+        prompt = (f"Question: {question or ''}\nThe program wrote the {word} \"{written}\". "
+                  f"In the knowledge base this {word} is called \"")
+        return [self.lm.score(prompt, f"{name}\"") for name in names]
+
+
+def inverse_consistency(lm: LM, program_text: str, question: str) -> float:
+    """Mean per-character log P(question | program): how well the program explains the
+    question (BYOKG's inverse-consistency rerank)."""
+    prompt = f"A KoPL program and the question it answers.\n{program_text}\nQuestion:"
+    return lm.score(prompt, f" {question}") / max(len(question), 1)

@@ -1,0 +1,62 @@
+"""The whole front end on the embedded model (Gemma 3 270M via llama.cpp), the shipped
+MetaQA KB and the shipped pool: a handful of real generations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from koplc import api, cli
+from koplc.kopl import steps_syntax
+from koplc.llm.lm import LlamaCppLM
+from koplc.llm.pipeline import CompileOptions
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "question.txt"
+
+
+@pytest.fixture(scope="module")
+def compiler():
+    return api.compiler(lm=LlamaCppLM())
+
+
+def test_one_hop_question_without_brackets(compiler):
+    result = compiler.compile("what movies did Temuera Morrison act in")
+    best = result.best
+    assert best is not None, result.to_json()
+    assert "Relate(starred_actors, backward)" in best.grounded
+    assert {"Once Were Warriors", "River Queen"} <= set(result.answer)
+    assert result.seconds["generation"] > 0
+    stages = result.to_json()["attempts"][0]
+    assert {"raw", "program", "grounded", "changes", "answer"} <= set(stages)
+
+
+def test_grammar_constrained_program_parses(compiler):
+    options = CompileOptions(grammar="always", demos="fixed", n_demos=3, rerank=False)
+    result = compiler.compile("who directed Heat", options)
+    attempt = result.attempts[0]
+    assert attempt.failed not in ("parse", "type"), attempt.error
+    assert steps_syntax.parse(attempt.raw.strip()).program is not None
+
+
+def test_cli_compile_prints_program_sparql_and_answer(capsys):
+    assert cli.main(["compile", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "program:\nStep 1: Find(Tom Hanks)" in out
+    assert "SPARQL:" in out and "SELECT" in out
+    assert "Relate(starred_actors, backward)" in out
+    assert "answer:" in out and "Forrest Gump" in out
+
+
+def test_cli_jsonl_and_no_link(tmp_path, capsys):
+    questions = tmp_path / "q.txt"
+    questions.write_text("what movies did Temuera Morrison act in\nhow is the weather today\n")
+    assert cli.main(["compile", str(questions), "--emit", "answer"]) == cli.EXIT_USER_ERROR
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines[0]["ok"] and "Once Were Warriors" in lines[0]["answer"]
+    assert not lines[1]["ok"] and "nothing in the question links" in lines[1]["error"]
+    single = tmp_path / "one.txt"
+    single.write_text("how is the weather today\n")
+    assert cli.main(["compile", str(single)]) == cli.EXIT_USER_ERROR
+    assert "nothing in the question links to the KB" in capsys.readouterr().err

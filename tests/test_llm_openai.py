@@ -1,0 +1,95 @@
+"""The OpenAI-compatible client against the real llama.cpp server (started here, stopped by
+its PID), compared with the embedded client on the same GGUF."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from koplc import cli
+from koplc.kopl.errors import KoplcError
+from koplc.llm.lm import LlamaCppLM
+from koplc.llm.model_cache import embedded_model_path
+from koplc.llm.openai_lm import OpenAICompatibleLM
+
+PROMPT = ("Question: who directed Blade Runner\nEntities: Blade Runner\n"
+          "Step 1: Find(Blade Runner)\nStep 2: Relate(directed_by, forward)\n"
+          "Step 3: QueryName()\nDone\n\nQuestion: who directed Heat\nEntities: Heat\n")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path()),
+         "--host", "127.0.0.1", "--port", str(port), "--n_threads", "2",
+         "--n_threads_batch", "2", "--n_ctx", "2048", "--logits_all", "true"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(url + "/v1/models", timeout=2)
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.fail("the llama.cpp server exited while starting")
+                time.sleep(0.5)
+        else:
+            pytest.fail("the llama.cpp server did not start in 120 s")
+        yield url
+    finally:
+        os.kill(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def embedded():
+    return LlamaCppLM()
+
+
+def test_greedy_completion_matches_the_embedded_model(server, embedded):
+    served = OpenAICompatibleLM(server, timeout=120)
+    stop = ["\nQuestion:", "\n\n"]
+    got = served.generate(PROMPT, 1, 0.0, 1, stop, max_tokens=48)
+    assert got == embedded.generate(PROMPT, 1, 0.0, 1, stop, max_tokens=48)
+    assert got[0].startswith("Step 1: Find(Heat)")
+
+
+def test_scores_match_the_embedded_model(server, embedded):
+    served = OpenAICompatibleLM(server, timeout=120)
+    right = served.score("The film Heat was directed by", " Michael Mann")
+    wrong = served.score("The film Heat was directed by", " a banana")
+    assert right < 0 and wrong < right
+    assert right == pytest.approx(embedded.score("The film Heat was directed by",
+                                                 " Michael Mann"), abs=0.05)
+
+
+def test_grammar_reaches_the_server(server):
+    served = OpenAICompatibleLM(server, timeout=120)
+    out = served.generate(PROMPT, 1, 0.0, 1, (), grammar='root ::= "Step 1: " [A-Z]+ "\\n"',
+                          max_tokens=12)
+    assert out[0].startswith("Step 1: ") and out[0][8:].strip().isupper()
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path, capsys):
+    dead = f"http://127.0.0.1:{_free_port()}"
+    with pytest.raises(KoplcError, match="cannot reach the LM server"):
+        OpenAICompatibleLM(dead, timeout=2, retries=1).generate("hi")
+    question = tmp_path / "q.txt"
+    question.write_text("who directed Blade Runner\n")
+    assert cli.main(["compile", str(question), "--lm", dead]) == cli.EXIT_USER_ERROR
+    assert "cannot reach the LM server" in capsys.readouterr().err

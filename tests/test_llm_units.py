@@ -1,0 +1,115 @@
+"""The LLM front end's parts that need no model: catalogue, grammar, linking, caches, errors."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from koplc import api, cli
+from koplc.kopl.errors import KoplcError
+from koplc.kopl.registry import OPS
+from koplc.llm.catalogue import catalogue, ops_for_kb
+from koplc.llm.demos import FIXED, metaqa_pool, template_of
+from koplc.llm.gbnf import grammar_for
+from koplc.llm.linking import link
+from koplc.llm.response_cache import ResponseCache, cached
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return api.load_kb(api.default_kb_path())
+
+
+def test_catalogue_comes_from_the_registry(kb):
+    ops = ops_for_kb(kb)
+    names = [op.name for op in ops]
+    assert {"Find", "Relate", "QueryName", "Count"} <= set(names)
+    assert "FilterNum" not in names  # the MetaQA KB has no attribute keys
+    text = catalogue(ops)
+    assert OPS["Relate"].signature() in text
+    assert len(catalogue(ops_for_kb())) > len(text)
+
+
+def test_grammar_compiles_and_accepts_only_well_formed_steps(kb):
+    from llama_cpp import LlamaGrammar
+
+    text = grammar_for(ops_for_kb(kb))
+    LlamaGrammar.from_string(text, verbose=False)
+    LlamaGrammar.from_string(grammar_for(ops_for_kb()), verbose=False)
+    assert '"QueryName("' in text and '"forward" | "backward"' in text
+    # QueryName's output feeds nothing, so it may only be the last step.
+    rules = dict(line.split(" ::= ", 1) for line in text.splitlines())
+    assert "QueryName" in rules["final"] and "QueryName" not in rules["inner"]
+    assert "final" not in rules["middle"] and "Relate" in rules["inner"]
+
+
+def test_linking_finds_entities_without_brackets(kb):
+    linked = link("who directed the movies that Tom Hanks acted in?", kb)
+    assert linked.entities == ("Tom Hanks",)
+    assert linked.masked() == "who directed the movies that ENT acted in?"
+    assert link("what does [Tom Cullen] act in", kb).entities == ("Tom Cullen",)
+    assert link("how is the weather today", kb).entities == ()
+
+
+def test_pool_has_one_demo_per_template():
+    pool = metaqa_pool(api.default_kb_path().parent.parent, pattern="none")
+    assert pool == []
+    from koplc.llm.defaults import default_pool
+
+    pool = default_pool()
+    assert len(pool) == len({d.template for d in pool}) > 400
+    assert template_of("what does [Tom Cullen] act in") == "what does ENT act in"
+    for demo in pool[:50] + FIXED:
+        assert api.check(demo.program).ok
+
+
+def test_response_cache_round_trips(tmp_path):
+    cache = ResponseCache(tmp_path / "r.sqlite")
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return ["x"]
+
+    request = {"model": "m", "prompt": "p", "temperature": 0.0}
+    assert cached(cache, request, compute) == ["x"]
+    assert cached(ResponseCache(tmp_path / "r.sqlite"), request, compute) == ["x"]
+    assert cached(cache, {**request, "temperature": 0.3}, compute) == ["x"]
+    assert len(calls) == 2
+
+
+def test_corrupt_model_cache_is_reported(tmp_path, monkeypatch, capsys):
+    from koplc.llm.model_cache import embedded_model_path
+
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path))
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "gemma-3-270m-q4_k_m.gguf").write_bytes(b"not a model")
+    with pytest.raises(KoplcError, match="corrupt"):
+        embedded_model_path()
+    question = tmp_path / "q.txt"
+    question.write_text("who directed Blade Runner\n")
+    assert cli.main(["compile", str(question)]) == cli.EXIT_USER_ERROR
+    assert "corrupt" in capsys.readouterr().err
+
+
+def test_empty_and_unreadable_question_files(tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n  \n")
+    assert cli.main(["compile", str(empty)]) == cli.EXIT_USER_ERROR
+    assert "empty" in capsys.readouterr().err
+    missing = tmp_path / "missing.txt"
+    assert cli.main(["compile", str(missing)]) == cli.EXIT_USER_ERROR
+    assert "cannot read" in capsys.readouterr().err
+    if os.geteuid() != 0:  # root reads anything
+        locked = tmp_path / "locked.txt"
+        locked.write_text("who directed Heat")
+        locked.chmod(0)
+        assert cli.main(["compile", str(locked)]) == cli.EXIT_USER_ERROR
+
+
+def test_unknown_lm_spec(tmp_path, capsys):
+    question = tmp_path / "q.txt"
+    question.write_text("who directed Blade Runner\n")
+    assert cli.main(["compile", str(question), "--lm", "no-such-thing"]) == cli.EXIT_USER_ERROR
+    assert "--lm" in capsys.readouterr().err
