@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 from pathlib import Path
 
 import torch
 
 from koplc.gnn.errors import GnnError
 from koplc.gnn.model import Config, Reasoner
+from koplc.kopl.atomic import write_atomically
 
 NAME = "checkpoint.pt"
 
@@ -25,16 +24,7 @@ def save(folder: Path, reasoner: Reasoner, optimizer, epoch: int, history: list[
     buffer = io.BytesIO()
     torch.save(state, buffer)
     path = folder / NAME
-    fd, tmp = tempfile.mkstemp(prefix=f".{NAME}.", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(buffer.getvalue())
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, buffer.getvalue())
     return path
 
 

@@ -6,8 +6,6 @@ Every CLI subcommand is a function here; tests call these directly.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +20,7 @@ from koplc.kopl import (
     nested_syntax,
     steps_syntax,
 )
+from koplc.kopl.atomic import write_atomically
 from koplc.kopl.check import check_parsed
 from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import KoplcError, ParseError
@@ -111,23 +110,6 @@ def format_program(text: str, syntax: str = "auto") -> str:
     """The canonical text of a program in its own syntax."""
     name = detect_syntax(text) if syntax == "auto" else syntax
     return print_program(parse(text, name).program, name)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Replace `path` with `text` so that a crash leaves either the old or the new file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def batch(lines: Iterable[str], job: Callable[[str], dict]) -> Iterator[dict]:

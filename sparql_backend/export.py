@@ -6,12 +6,11 @@ beside the target and renames it into place, so a reader never sees half a file.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from koplc.kopl.atomic import atomic_file
 from koplc.kopl.errors import KBError
 from koplc.kopl.kb import KB
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
@@ -39,20 +38,11 @@ def ntriples(kb: KB, encoding: Encoding) -> Iterator[str]:
 
 def write_ntriples(kb: KB, encoding: Encoding, path: str | Path) -> int:
     """Write the KB to `path` atomically; returns the number of triples written."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            for line in ntriples(kb, encoding):
-                out.write(line)
-                count += 1
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_file(path) as out:
+        for line in ntriples(kb, encoding):
+            out.write(line)
+            count += 1
     return count
 
 

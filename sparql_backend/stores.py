@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from koplc.kopl.atomic import write_atomically
 from koplc.kopl.errors import BackendError
 from koplc.sparql_backend.encodings import Encoding
 from koplc.sparql_backend.terms import Term
@@ -119,7 +119,7 @@ def open_kb_store(kb_path: str | Path, encoding: Encoding, directory: str | Path
         write_ntriples(kb, encoding, nt)
         store = OxigraphStore(directory)
         store.load_ntriples(nt)
-    _write_atomically(record_file, json.dumps(wanted, indent=1))
+    write_atomically(record_file, json.dumps(wanted, indent=1))
     return store, True
 
 
@@ -132,16 +132,3 @@ def source_record(kb_path: Path, encoding: Encoding) -> dict:
     return {"format": STORE_FORMAT, "source": str(kb_path.resolve()),
             "size": kb_path.stat().st_size, "blake2b": digest.hexdigest(),
             "encoding": encoding.name}
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

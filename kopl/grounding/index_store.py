@@ -15,6 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from koplc.kopl.atomic import write_atomically
 from koplc.kopl.grounding.embedder import DIMENSION, model_id
 from koplc.kopl.grounding.vector_index import FORMAT, NameIndex, fingerprint
 
@@ -97,7 +98,7 @@ def save_index(folder: Path, index: NameIndex) -> bool:
                 tmp.unlink(missing_ok=True)
             meta |= {"hnsw": keep, "hnsw_hash": digest}
         meta["names"] = index.names
-        _write_atomically(folder / f"{index.kind}.json", json.dumps(meta, ensure_ascii=False))
+        write_atomically(folder / f"{index.kind}.json", json.dumps(meta, ensure_ascii=False))
     except OSError:
         return False
     for stale in folder.glob(f"{index.kind}.*.hnsw"):
@@ -110,15 +111,6 @@ def _temp_path(folder: Path, prefix: str) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=prefix, dir=folder)
     os.close(fd)
     return Path(tmp)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    tmp = _temp_path(path.parent, f".{path.name}.")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def folder_size(folder: Path, kinds) -> int:
