@@ -52,11 +52,14 @@ def main() -> None:
     parser.add_argument("--configs", default="full")
     parser.add_argument("--lm", default="embedded")
     parser.add_argument("--out", default="build/llm_eval")
+    parser.add_argument("--response-cache", help="sqlite file of cached LM responses (default: "
+                        "OUT/responses.sqlite, so timings are real on a first run; 'off' for none)")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    compiler = api.compiler(lm=args.lm)
+    lm = api.open_lm(args.lm, args.response_cache or out / "responses.sqlite")
+    compiler = api.compiler(lm=lm)
     hops = tuple(int(h) for h in args.hops.split(","))
     for name in args.configs.split(","):
         options, lto = CONFIGS[name]
@@ -72,6 +75,31 @@ def main() -> None:
         summary = summarize(records)
         (out / f"{name}.summary.json").write_text(json.dumps(summary, indent=1))
         print(name, json.dumps(summary), flush=True)
+    report = markdown(out)
+    (out / "report.md").write_text(report)
+    print(report)
+
+
+def markdown(out: Path) -> str:
+    """Every config's summary in `out` as two tables: accuracy with error sources, timings."""
+    rows = ["| config | hop | n | Hits@1 | F1 | failures | wrong programs |",
+            "|---|---|---|---|---|---|---|"]
+    times = ["| config | hop | generation median / p95 | grounding median / p95 | "
+             "execution median / p95 | total median / p95 |", "|---|---|---|---|---|---|"]
+    for name in CONFIGS:
+        path = out / f"{name}.summary.json"
+        if not path.exists():
+            continue
+        for hop, s in json.loads(path.read_text()).items():
+            failures = ", ".join(f"{k} {v}" for k, v in sorted(s["failures"].items()))
+            errors = ", ".join(f"{k} {v}" for k, v in sorted(s.get("errors", {}).items()))
+            rows.append(f"| {name} | {hop} | {s['n']} | {s['hits@1']} | {s['f1']} | "
+                        f"{failures} | {errors} |")
+            t = s["seconds"]
+            times.append(f"| {name} | {hop} | " + " | ".join(
+                f"{t[k]['median']} / {t[k]['p95']}" if k in t else "-"
+                for k in ("generation", "grounding", "execution", "total")) + " |")
+    return "\n".join(rows) + "\n\n" + "\n".join(times) + "\n"
 
 
 if __name__ == "__main__":

@@ -301,12 +301,13 @@ def default_kb_path() -> Path:
     return path()
 
 
-def open_lm(spec: str = "embedded"):
+def open_lm(spec: str = "embedded", response_cache: str | Path | None = None):
     """An LM client: "embedded" (llama.cpp + Gemma 3 270M), an OpenAI-compatible server URL,
-    a .gguf file, or a local Hugging Face model folder."""
+    a .gguf file, or a local Hugging Face model folder; `response_cache` is a sqlite file of
+    cached responses or "off" (default: $KOPLC_RESPONSE_CACHE, else koplc's cache folder)."""
     from koplc.llm.defaults import open_lm as open_spec
 
-    return open_spec(spec)
+    return open_spec(spec, response_cache)
 
 
 def compiler(kb_path: str | Path | None = None, lm="embedded", options=None, pool=None):

@@ -43,11 +43,16 @@ def default_pool():
     return metaqa_pool(default_pool_path().parent, pattern="metaqa_pool.tsv")
 
 
-def open_lm(spec: str = "embedded", cache_dir: str | Path | None = None):
-    """An LM client from a CLI spec: "embedded", an http(s) URL, or a local HF model folder."""
+def open_lm(spec: str = "embedded", response_cache: str | Path | None = None):
+    """An LM client from a CLI spec: "embedded", an http(s) URL, or a local HF model folder.
+
+    Responses are cached in `response_cache` (a sqlite file; "off" for none), by default
+    $KOPLC_RESPONSE_CACHE or responses.sqlite in koplc's cache folder."""
     from koplc.llm.response_cache import ResponseCache
 
-    cache = ResponseCache(Path(cache_dir or cache_root()) / "responses.sqlite")
+    where = str(response_cache or os.environ.get("KOPLC_RESPONSE_CACHE")
+                or cache_root() / "responses.sqlite")
+    cache = None if where == "off" else ResponseCache(where)
     if spec == "embedded":
         from koplc.llm.lm import LlamaCppLM
 

@@ -53,10 +53,55 @@ def evaluate_one(compiler: Compiler, q: Question, options: CompileOptions,
     failure = result.failure or (None if predicted == set(q.answers) else "wrong answer")
     seconds = {**result.seconds, "total": time.perf_counter() - clock}
     best = result.best or result.attempts[0]
+    program = best.grounded or best.program
     return {"question": q.text, "hops": q.hops, "qtype": q.qtype, "hits1": hits1,
             "f1": f1(predicted, set(q.answers)), "failure": failure,
-            "program": best.grounded or best.program, "raw": best.raw,
+            "error": error_kind(program, q) if failure else None,
+            "program": program, "raw": best.raw,
             "answer": sorted(predicted)[:50], "seconds": seconds}
+
+
+def error_kind(program: str | None, q: Question) -> str:
+    """Why a program is wrong, against the gold relation path of its question type: no program,
+    a hop dropped or added, a wrong relation, a wrong direction, or another structure.
+
+    >>> q = Question(None, "what does [Tom Cullen] act in", "Tom Cullen",
+    ...              frozenset({"Weekend"}), "actor_to_movie")
+    >>> error_kind("Step 1: Find(Tom Cullen)\\nStep 2: Relate(starred_actors, forward)\\n"
+    ...            "Step 3: QueryName()\\nDone", q)
+    'wrong direction'
+    """
+    if not program:
+        return "no program"
+    from koplc.kopl import steps_syntax
+    from koplc.kopl.metaqa import hops_of
+
+    try:
+        node = steps_syntax.parse(program).program
+    except KoplcError:
+        return "no program"
+    path, ops = [], []
+    while node is not None:
+        ops.append(node.op)
+        if node.op == "Relate":
+            path.append((node.relation, node.direction))
+        children = node.children
+        node = children[0] if len(children) == 1 else None
+    gold = list(hops_of(q.qtype))
+    path.reverse()
+    if len(path) < len(gold):
+        return "hop dropped"
+    if len(path) > len(gold):
+        return "hop added"
+    if [r for r, _ in path] != [r for r, _ in gold]:
+        if sorted(r for r, _ in path) == sorted(r for r, _ in gold):
+            return "hops reordered"
+        return "wrong relation"
+    if path != gold:
+        return "wrong direction"
+    if ops[0] != "QueryName" or ops[-1] != "Find":
+        return "other structure"
+    return "right program, other answers"
 
 
 def summarize(records: list[dict]) -> dict:
@@ -69,6 +114,7 @@ def summarize(records: list[dict]) -> dict:
             "hits@1": round(100 * sum(r["hits1"] for r in rows) / len(rows), 1),
             "f1": round(100 * sum(r["f1"] for r in rows) / len(rows), 1),
             "failures": dict(Counter(r["failure"] for r in rows if r["failure"])),
+            "errors": dict(Counter(r["error"] for r in rows if r.get("error"))),
             "seconds": timing(rows),
         }
     return out

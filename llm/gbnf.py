@@ -1,7 +1,7 @@
 """A GBNF grammar for constrained decoding, generated from the op registry.
 
-It fixes the step format, every op's name and argument shapes (enumerated directions,
-comparators, …), the first step (an op with no functional input) and, as far as a context-free
+It fixes the program format of the prompt (one call a line, no labels), every op's name and
+argument shapes (enumerated directions, comparators, …), the first step (an op with no functional input) and, as far as a context-free
 grammar can carry types, which steps may continue: an op whose output no op consumes (names,
 count, yes/no, …) must be the last step.
 """
@@ -40,7 +40,7 @@ def _call(op: OpInfo) -> str:
 
 
 def grammar_for(ops: list[OpInfo]) -> str:
-    """The GBNF text: Step lines calling the given ops, then Done."""
+    """The GBNF text: lines calling the given ops, each ending in a newline."""
     consumed = {t for op in ops for _, t in op.inputs}
     if Type.ENTITIES in consumed:
         consumed.add(Type.ENTITIES_WITH_FACTS)
@@ -48,11 +48,10 @@ def grammar_for(ops: list[OpInfo]) -> str:
     inner = [op for op in ops if op.arity and op.output in consumed]
     final = [op for op in ops if op.arity and op.output not in consumed]
     rules = {
-        "root": f'first middle{{0,{MAX_STEPS - 2}}} last "Done"',
-        "first": 'label source "\\n"',
-        "middle": 'label (source | inner) "\\n"',
-        "last": 'label (inner | final) "\\n"',
-        "label": '"Step " [1-9] [0-9]? ": "',
+        "root": f"first middle{{0,{MAX_STEPS - 2}}} last",
+        "first": 'source "\\n"',
+        "middle": '(source | inner) "\\n"',
+        "last": '(inner | final) "\\n"',
         "source": " | ".join(_call(op) for op in sources),
         "inner": " | ".join(_call(op) for op in inner),
         "final": " | ".join(_call(op) for op in final) or "inner",

@@ -11,7 +11,7 @@ from koplc.kopl import steps_syntax
 from koplc.kopl.check import check
 from koplc.kopl.errors import KoplcError
 from koplc.llm.catalogue import ops_for_kb
-from koplc.llm.demos import FIXED, DemoSelector
+from koplc.llm.demos import FIXED, DemoSelector, steps_of
 from koplc.llm.gbnf import grammar_for
 from koplc.llm.linking import link
 from koplc.llm.prompt import PromptBuilder
@@ -140,9 +140,7 @@ class Compiler:
 
     def _run(self, raw: str, linked, opts: CompileOptions, seconds) -> Attempt:
         attempt = Attempt(raw)
-        text = raw.strip()
-        if not text.rstrip(".").lower().endswith("done"):
-            text += "\nDone"
+        text = steps_of(raw)
         try:
             node = steps_syntax.parse(text).program
         except KoplcError as err:

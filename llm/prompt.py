@@ -11,12 +11,12 @@ from koplc.llm.linking import Linked
 
 INSTRUCTIONS = """\
 You translate a question about a knowledge base into a KoPL program. A program is a list of \
-steps, one function call per line, written "Step N: Function(arguments)"; each step takes the \
-output of the step before it as its input, and the program ends with a line "Done". Start \
-from the entities the question mentions (Find), follow relations with Relate (forward from \
-the subject to the object, backward from the object to the subject), one Relate per hop, and \
-finish with the function that gives the kind of answer asked for (QueryName for names, Count \
-for how many). Use only the functions below and only relation names of this knowledge base.
+function calls, one per line; each call takes the output of the line before it as its input, \
+and a blank line ends the program. Start from the entities the question mentions (Find), \
+follow relations with Relate (forward from the subject to the object, backward from the object \
+to the subject), one Relate per hop, and finish with the function that gives the kind of \
+answer asked for (QueryName for names, Count for how many). Use only the functions below and \
+only relation names of this knowledge base.
 """
 
 
