@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from koplc import api
 from koplc.kopl.metaqa import Question
+from koplc.llm.demos import template_of
 from koplc.llm.evaluate import dev_questions, evaluate_one, summarize
 from koplc.llm.pipeline import CompileOptions
 
@@ -51,6 +52,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="questions per hop")
     parser.add_argument("--configs", default="full")
     parser.add_argument("--lm", default="embedded")
+    parser.add_argument("--order", default="template", choices=["template", "file"],
+                        help="template (default): questions of a template one after another, "
+                        "so llama.cpp reuses their shared demonstrations; file: as the dataset "
+                        "lists them (use it for latency, with a fresh --response-cache)")
     parser.add_argument("--out", default="build/llm_eval")
     parser.add_argument("--response-cache", help="sqlite file of cached LM responses (default: "
                         "OUT/responses.sqlite, so timings are real on a first run; 'off' for none)")
@@ -65,6 +70,11 @@ def main() -> None:
         options, lto = CONFIGS[name]
         questions = user_questions(args.limit) if name == "user" else \
             dev_questions(args.data, hops, args.limit)
+        if args.order == "template":
+            # Same template -> same masked question -> same demonstrations: only the question
+            # line is new to llama.cpp. Answers are unchanged; per-question times are not
+            # a single question's latency (measure that with --order file).
+            questions.sort(key=lambda q: (q.hops, template_of(q.text)))
         records = []
         # Written as they come, so a run cut short still leaves its slice.
         with (out / f"{name}.jsonl").open("w", encoding="utf-8") as sink:

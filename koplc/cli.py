@@ -242,8 +242,9 @@ def _add_gnn(commands) -> None:
     train.add_argument("--limit", type=int, help="train on this many questions only")
     train.add_argument("--dim", type=int, default=64)
     train.add_argument("--steps", type=int, default=3)
-    train.add_argument("--size", type=int, default=400, help="subgraph size cap (PPR)")
+    train.add_argument("--size", type=int, default=2000, help="subgraph size cap (PPR)")
     train.add_argument("--lam", type=float, default=0.05, help="teacher KL weight")
+    train.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate")
     train.add_argument("--no-feedback", action="store_true", help="ablation: no graph feedback")
     train.add_argument("--no-teacher", action="store_true", help="ablation: no teacher")
     train.add_argument("--scratch", action="store_true",
@@ -260,7 +261,7 @@ def _gnn_train(args) -> int:
     result = api.gnn_train(
         args.kb, args.train, args.out, exclude=args.exclude, epochs=args.epochs,
         batch_size=args.batch_size, limit=args.limit, dim=args.dim, steps=args.steps,
-        size=args.size, lam=args.lam, feedback=not args.no_feedback,
+        size=args.size, lam=args.lam, lr=args.lr, feedback=not args.no_feedback,
         teacher=not args.no_teacher, pretrained=not args.scratch,
         log=lambda row: print(json.dumps(row), flush=True))
     print(f"trained on {result['examples']} of {result['questions']} questions "
@@ -292,6 +293,10 @@ def _gnn_compile(args) -> int:
 EMITS = ("kopl", "ir-json", "sparql", "answer", "all")
 
 
+RESPONSE_CACHE_HELP = ("sqlite file of cached LM responses, or 'off' (default: "
+                       "$KOPLC_RESPONSE_CACHE, else responses.sqlite in koplc's cache folder)")
+
+
 def _add_compile(commands) -> None:
     compile_cmd = commands.add_parser(
         "compile", help="compile questions into grounded KoPL, SPARQL and answers",
@@ -302,6 +307,7 @@ def _add_compile(commands) -> None:
                              help="embedded (default), an OpenAI-compatible server URL, a .gguf "
                              "file or a Hugging Face model folder")
     compile_cmd.add_argument("--emit", default="all", choices=EMITS)
+    compile_cmd.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
     compile_cmd.add_argument("--explain", action="store_true",
                              help="also print every stage's output (on standard error)")
     compile_cmd.add_argument("--frontend", choices=["llm", "gnn"], default="llm")
@@ -317,6 +323,7 @@ def _add_compile(commands) -> None:
     evaluate.add_argument("--limit", type=int, help="questions per hop")
     evaluate.add_argument("--kb", help="KB file (default: the shipped MetaQA KB)")
     evaluate.add_argument("--lm", default="embedded")
+    evaluate.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
     evaluate.add_argument("--leave-template-out", action="store_true")
     evaluate.add_argument("--out", default="predictions.jsonl")
     evaluate.set_defaults(run=_eval)
@@ -329,7 +336,7 @@ def _compile(args) -> int:
             raise KoplcError("--frontend gnn needs --kb and --model", code="usage")
         return _gnn_compile(args)
     questions = api.read_questions_file(args.file)
-    compiler = api.compiler(args.kb, args.lm)
+    compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache))
     failed = False
     for question in questions:
         try:
@@ -393,7 +400,7 @@ def _eval(args) -> int:
 
     hops = tuple(int(h) for h in args.hops.split(","))
     questions = dev_questions(args.data, hops, args.limit)
-    compiler = api.compiler(args.kb, args.lm)
+    compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache))
     records = [evaluate_one(compiler, q, CompileOptions(), args.leave_template_out)
                for q in tqdm(questions, desc="eval", unit="q")]
     write_jsonl(records, args.out)

@@ -18,11 +18,14 @@ STAGES = ("link", "parse", "type", "grounding", "execution", "empty", "wrong ans
 
 def dev_questions(folder: str | Path, hops=(1, 2, 3), limit: int | None = None
                   ) -> list[Question]:
-    """The verified dev questions of each hop (the first `limit` of each)."""
+    """The verified dev questions of each hop; with `limit`, that many of each hop spread evenly
+    over the file (the files are sorted by question type, so the first N would be one type)."""
     out = []
     for hop in hops:
         questions = read_questions(Path(folder) / f"qa_{hop}hop_dev.tsv")
-        out += questions[:limit] if limit else questions
+        if limit and limit < len(questions):
+            questions = [questions[i * len(questions) // limit] for i in range(limit)]
+        out += questions
     return out
 
 
@@ -133,7 +136,9 @@ def timing(rows: list[dict]) -> dict:
 
 
 def write_jsonl(records: list[dict], path: str | Path) -> None:
-    """Predictions, one JSON object a line."""
-    with Path(path).open("w", encoding="utf-8") as out:
+    """Predictions, one JSON object a line (written atomically)."""
+    from koplc.kopl.atomic import atomic_file
+
+    with atomic_file(path) as out:
         for r in records:
             out.write(json.dumps(r, ensure_ascii=False) + "\n")

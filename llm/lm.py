@@ -48,13 +48,15 @@ class LlamaCppLM:
     """A GGUF model in-process via llama-cpp-python; the fixed prompt prefix stays evaluated
     between calls (llama.cpp reuses the longest common token prefix)."""
 
-    def __init__(self, model_path: str | Path | None = None, *, n_threads: int = 2,
+    def __init__(self, model_path: str | Path | None = None, *, n_threads: int | None = None,
                  n_ctx: int = 4096, seed: int = 0, cache: ResponseCache | None = None):
         from koplc.llm.model_cache import embedded_model_path
 
         self.path = Path(model_path) if model_path else embedded_model_path()
         self.name = f"llama.cpp:{self.path.name}"
-        self.n_threads, self.n_ctx, self.seed, self.cache = n_threads, n_ctx, seed, cache
+        # One thread per core this process may run on (taskset and cgroups respected).
+        self.n_threads = n_threads or len(os.sched_getaffinity(0))
+        self.n_ctx, self.seed, self.cache = n_ctx, seed, cache
         self._model = self._load(logits_all=False)
         self._scorer = None
 
