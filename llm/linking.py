@@ -86,3 +86,38 @@ def _plausible(span: str, size: int, lowercase: bool, hinted: list[str]) -> bool
     if size >= 2:
         return True
     return span[0].isupper() or span[0].isdigit() or (lowercase and len(span) > 3)
+
+
+def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
+    """Point every Find whose name the question does not mention at the question's entity it
+    resembles most. A small model copies the annotated entity, yet now and then writes another
+    name (a demonstration's, a relative's, a concept's); the question's own entities are the
+    grounding candidates that its context vouches for (QUACK, question as context).
+
+    >>> from koplc.kopl import steps_syntax
+    >>> p = steps_syntax.parse("Step 1: Find(Cameron Diaz)\\nStep 2: QueryName()\\nDone").program
+    >>> q = Linked("the movie Camilla starred who", ("Camilla",), (), ((10, 17),))
+    >>> new, changes = repair_finds(p, q)
+    >>> new.input.name, changes[0]["replacement"]
+    ('Camilla', 'Camilla')
+    """
+    from difflib import SequenceMatcher
+
+    from koplc.kopl.grounding.rewrite import rebuild
+
+    said = f" {normal_form(linked.question)} "
+    changes: list[dict] = []
+
+    def visit(node, expected):
+        if node.op != "Find" or not linked.entities or node.name in linked.entities \
+                or f" {normal_form(node.name)} " in said:
+            return node, []
+        best = max(linked.entities, key=lambda e: SequenceMatcher(
+            None, normal_form(e), normal_form(node.name)).ratio())
+        changes.append({"pass": "question-entities", "op": "Find", "field": "name",
+                        "original": node.name, "replacement": best,
+                        "reason": "the question names this entity, not the written one"})
+        return node.model_copy(update={"name": best}), []
+
+    new, _ = rebuild(program, visit)
+    return new, changes

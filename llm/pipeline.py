@@ -13,7 +13,7 @@ from koplc.kopl.errors import KoplcError
 from koplc.llm.catalogue import ops_for_kb
 from koplc.llm.demos import FIXED, DemoSelector, steps_of
 from koplc.llm.gbnf import grammar_for
-from koplc.llm.linking import link
+from koplc.llm.linking import link, repair_finds
 from koplc.llm.prompt import PromptBuilder
 from koplc.llm.scoring import LMChooser, inverse_consistency
 
@@ -151,8 +151,10 @@ class Compiler:
             return replace(attempt, failed="type", error="; ".join(d.message for d in errors))
         if opts.quack:
             clock = time.perf_counter()
+            node, repairs = repair_finds(node, linked)
             try:
-                node, attempt.changes = self._ground(node, linked.question, opts)
+                node, changes = self._ground(node, linked.question, opts)
+                attempt.changes = repairs + changes
             except KoplcError as err:
                 return replace(attempt, failed="grounding", error=err.render())
             finally:
