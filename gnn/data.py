@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from koplc.gnn.errors import GnnError
-from koplc.gnn.subgraph import Retriever, link_topic
+from koplc.gnn.subgraph import Retriever, depths, link_topic
 from koplc.kopl.metaqa import read_questions
 
 MAX_TOKENS = 32
@@ -83,8 +83,10 @@ def without(questions: list, held_out: list) -> list:
 
 def build_examples(questions: list, retriever: Retriever, tokenizer: Tokenizer,
                    keep_unreachable: bool = False) -> list[Example]:
-    """Examples for the questions; gold answers restricted to the subgraph (training drops a
-    question with an unknown topic or no answer there unless `keep_unreachable`)."""
+    """Examples for the questions; gold answers restricted to the subgraph. Training (not
+    `keep_unreachable`) also keeps only the answers within the question's hop count of the
+    topic (MetaQA's answers come from the full KB, so others are reached by some other path
+    here) and drops a question with an unknown topic or no answer left."""
     graph = retriever.graph
     linked = []
     for q in questions:
@@ -94,45 +96,53 @@ def build_examples(questions: list, retriever: Retriever, tokenizer: Tokenizer,
             if keep_unreachable:
                 raise
     retriever.prepare([topic for _, topic in linked])
+    cached: dict[str, tuple] = {}
     out = []
     for q, topic in linked:
-        nodes, edges = retriever.subgraph(topic)
-        position = {graph.names[n]: i for i, n in enumerate(nodes)}
-        answers = np.array(sorted(position[a] for a in q.answers if a in position), dtype=np.int64)
-        if len(answers) == 0 and not keep_unreachable:
+        if topic not in cached:
+            nodes, edges = retriever.subgraph(topic)
+            cached[topic] = (nodes, edges, {graph.names[n]: i for i, n in enumerate(nodes)},
+                             None if keep_unreachable else depths(len(nodes), edges))
+        nodes, edges, position, depth = cached[topic]
+        found = [position[a] for a in q.answers if a in position]
+        if depth is not None:
+            found = [i for i in found if depth[i] <= max(q.hops, 1)]
+        if not found and not keep_unreachable:
             continue
-        out.append(Example(q.text, topic, tokenizer.encode(q.text, topic), nodes, edges, answers,
-                           q.answers, q.hops))
+        out.append(Example(q.text, topic, tokenizer.encode(q.text, topic), nodes, edges,
+                           np.array(sorted(found), dtype=np.int64), q.answers, q.hops))
     return out
 
 
 @dataclass
 class Batch:
-    """Padded tensors for a batch of examples (B questions, N nodes per padded graph)."""
+    """A flat batch: B questions' subgraphs concatenated (N nodes, E edges in all)."""
 
     tokens: torch.Tensor
     token_mask: torch.Tensor
-    node_mask: torch.Tensor
+    owner: torch.Tensor
+    topics: torch.Tensor
     edges: torch.Tensor
     answers: torch.Tensor
+    offsets: list[int]
     examples: list[Example]
 
 
 def collate(examples: list[Example]) -> Batch:
-    """Pad tokens and graphs; edges index the flattened B x N node table."""
-    size = max(len(e.nodes) for e in examples)
+    """Pad the tokens; concatenate the subgraphs (edges index the concatenated node list)."""
+    sizes = [len(e.nodes) for e in examples]
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).tolist()
     length = max(len(e.tokens) for e in examples)
     tokens = torch.zeros(len(examples), length, dtype=torch.long)
-    node_mask = torch.zeros(len(examples), size, dtype=torch.bool)
-    answers = torch.zeros(len(examples), size)
+    answers = torch.zeros(offsets[-1])
     edges = []
     for b, e in enumerate(examples):
         tokens[b, :len(e.tokens)] = torch.tensor(e.tokens)
-        node_mask[b, :len(e.nodes)] = True
-        if len(e.answers):
-            answers[b, e.answers] = 1.0
-        local = torch.from_numpy(e.edges).clone()
-        local[0] += b * size
-        local[2] += b * size
+        answers[offsets[b] + torch.from_numpy(e.answers)] = 1.0
+        local = torch.from_numpy(e.edges.astype(np.int64))
+        local[0] += offsets[b]
+        local[2] += offsets[b]
         edges.append(local)
-    return Batch(tokens, tokens != 0, node_mask, torch.cat(edges, dim=1), answers, examples)
+    owner = torch.repeat_interleave(torch.arange(len(examples)), torch.tensor(sizes))
+    return Batch(tokens, tokens != 0, owner, torch.tensor(offsets[:-1]),
+                 torch.cat(edges, dim=1), answers, offsets, examples)

@@ -1,9 +1,12 @@
 """IR emission: the relation (and direction) each step follows along the most probable path.
 
-The path is the most probable walk from the topic to the most probable final entity: Viterbi
-over the step distributions, each edge weighted by how much probability its type moved at that
-step. Self-loops (staying put) emit nothing, so a 3-step model can
-answer a 1-hop question with Find(topic) -> Relate -> What.
+Each reasoning step weights every edge type (the self-loop included); a node's score is the
+weighted mass its incoming edges carry, capped at 1. The GNN's answers are the nodes scoring
+at least RATIO of the best node's score (mass lost to edge types a node lacks scales all of a
+question's scores alike). The path is the most probable walk from the topic to the best answer (Viterbi,
+each step's edge weighted by that step's weight for its type), so when every step's weighting
+is peaked the emitted program computes exactly the GNN's answer set. Self-loops (staying put)
+emit nothing, so a 3-step model answers a 1-hop question with Find(topic) -> Relate -> What.
 """
 
 from __future__ import annotations
@@ -17,8 +20,7 @@ from koplc.kopl.execute import execute
 from koplc.kopl.ir import Find, Node, QueryName, Relate
 from koplc.kopl.types import Direction
 
-CUMULATIVE = 0.95
-FLOOR = 0.01
+RATIO = 0.5
 
 
 @dataclass
@@ -43,37 +45,31 @@ class Prediction:
         return self.gnn_answers
 
 
-def thresholded(probs: np.ndarray) -> list[int]:
-    """Nodes (not the topic, node 0) taken best first until CUMULATIVE mass, each > FLOOR."""
-    order = [int(i) for i in np.argsort(-probs, kind="stable") if i != 0]
-    chosen, total = [], 0.0
-    for i in order:
-        if chosen and (total >= CUMULATIVE * (1 - probs[0]) or probs[i] < FLOOR):
-            break
-        chosen.append(i)
-        total += probs[i]
-    return chosen
+def thresholded(scores: np.ndarray) -> list[int]:
+    """Nodes (not the topic, node 0) scoring at least RATIO of the best one, best first (just
+    the first when no node scores above zero)."""
+    order = [int(i) for i in np.argsort(-scores, kind="stable") if i != 0]
+    if not order or scores[order[0]] <= 0:
+        return order[:1]
+    return [i for i in order if scores[i] >= RATIO * scores[order[0]]]
 
 
-def decode_path(steps: list[np.ndarray], edges: np.ndarray, end: int) -> list[int]:
-    """Edge types along the most probable path from the topic (node 0) to `end` (Viterbi over
-    the step distributions, each edge weighted by the mass its type moved at that step);
-    steps[0] is the start distribution."""
+def decode_path(weights: list[np.ndarray], edges: np.ndarray, end: int) -> list[int]:
+    """Edge types along the most probable path from the topic (node 0) to `end`: Viterbi over
+    the steps, an edge of type t scoring weights[k][t] at step k."""
     src, kinds, dst = edges
-    n = len(steps[0])
+    n = int(max(edges[0].max(), edges[2].max(), end)) + 1
     score = np.full(n, -np.inf)
     score[0] = 0.0
     back = []
-    for k in range(1, len(steps)):
-        before, after = steps[k - 1], steps[k]
-        mass = np.bincount(kinds, weights=before[src] * after[dst], minlength=kinds.max() + 1)
-        candidate = score[src] + np.log(mass[kinds] + 1e-12)
+    for step in weights:
+        candidate = score[src] + np.log(step[kinds] + 1e-12)
         order = np.argsort(candidate, kind="stable")
         best = np.full(n, -1)
         best[dst[order]] = order  # the last write per node is its best incoming edge
         reached = best >= 0
         score = np.full(n, -np.inf)
-        score[reached] = candidate[best[reached]] + np.log(after[reached] + 1e-12)
+        score[reached] = candidate[best[reached]]
         back.append(best)
     current = end if np.isfinite(score[end]) else int(np.argmax(score))
     types: list[int] = []
@@ -97,14 +93,14 @@ def program_of(topic: str, types: list[int], relations: list[str]) -> Node:
     return QueryName(input=node)
 
 
-def predict(example, steps: list[np.ndarray], relations: list[str], names: list[str],
-            kb) -> Prediction:
-    """The GNN's answers and the emitted program's, for one example (steps: start + each)."""
-    final = steps[-1]
-    chosen = thresholded(final)
+def predict(example, steps: list[np.ndarray], weights: list[np.ndarray],
+            relations: list[str], names: list[str], kb) -> Prediction:
+    """The GNN's answers and the emitted program's, for one example (steps: the node scores
+    at the start and after each step; weights: each step's edge-type weights)."""
+    chosen = thresholded(steps[-1])
     top = chosen[0] if chosen else None
     gnn = frozenset(names[example.nodes[i]] for i in chosen)
-    types = decode_path(steps, example.edges, top) if top is not None else []
+    types = decode_path(weights, example.edges, top) if top is not None else []
     program = program_of(example.topic, types, relations)
     try:
         result = execute(program, kb)

@@ -35,7 +35,8 @@ def setup(kb, config: Config, cache_dir: Path | None) -> Setup:
 
 def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: int | None = None,
                 epochs: int = 5, batch_size: int = 32, valid_fraction: float = 0.03,
-                seed: int = 0, progress: bool = True, log=None, **options) -> dict:
+                lr: float = 3e-3, seed: int = 0, progress: bool = True, log=None,
+                **options) -> dict:
     """Train KBIGER on the questions of `train_files` minus those in `exclude`."""
     out = Path(out)
     config = Config(**options)
@@ -51,7 +52,8 @@ def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: 
         raise GnnError("no training question has an answer in its subgraph", code="gnn-data")
     cut = max(1, int(len(examples) * valid_fraction))
     history = train(examples[cut:], examples[:cut], out, config, parts.graph.relations,
-                    epochs=epochs, batch_size=batch_size, seed=seed, progress=progress, log=log)
+                    epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, progress=progress,
+                    log=log)
     return {"questions": len(questions), "examples": len(examples), "history": history}
 
 
@@ -80,5 +82,5 @@ def answer(kb, folder: str | Path, text: str) -> Prediction:
     question = Question(None, text, topic, frozenset(), "question")
     [example] = build_examples([question], parts.retriever, parts.tokenizer,
                                keep_unreachable=True)
-    [(_, steps)] = list(run_model(state["reasoner"], [example]))
-    return predict(example, steps, state["relations"], parts.graph.names, kb)
+    [(_, steps, weights)] = list(run_model(state["reasoner"], [example]))
+    return predict(example, steps, weights, state["relations"], parts.graph.names, kb)

@@ -3,8 +3,17 @@
 Equation numbers follow the paper. Instructions attend over the BiLSTM question tokens given the
 previous instruction, the question and, unless `feedback` is off, the reasoning graph aggregated
 by the previous entity distribution (eqs. 1-6). Entities start from their incident relations
-(eq. 7); each step matches relations with the instruction and moves the distribution along the
-edges (eqs. 8-11). `reverse` reasons over inverted edges (the teacher's backward pass).
+(eq. 7). Relation matching (eq. 8) is made explicit: each instruction scores every edge type,
+the self-loop included, with a softmax; a node's score is the instruction-weighted mass its
+incoming edges carry (eqs. 9-10, capped at 1), and entity states take the matched relation
+messages (eq. 11). Because every step's relation weighting is explicit, the emitted program
+(the best relation per step) computes what the network computes. `reverse` reasons over
+inverted edges (the teacher's backward pass, eqs. 12-14).
+
+Batches are flat: the subgraphs' nodes are concatenated, `owner` maps a node to its question,
+and every per-edge computation is a scalar index_add over the real edges only: messages are
+summed per (node, edge type) and then multiplied by the relation vectors (N x T @ T x d), never
+materialised per edge.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
+
+EPS = 1e-6
 
 
 @dataclass
@@ -29,7 +40,7 @@ class Config:
     teacher: bool = True
     pretrained: bool = True
     hops: int = 3
-    size: int = 400
+    size: int = 2000
     lam: float = 0.05
 
     def to_json(self) -> dict:
@@ -38,10 +49,19 @@ class Config:
 
 @dataclass
 class Trace:
-    """One reasoning run: log-distributions after each step and the token attentions."""
+    """One reasoning run: node scores in [0, 1] after each step (flat, N), the edge-type weights
+    (B x T) and the token attentions (B x L) of each step."""
 
-    log_probs: list[torch.Tensor]
+    scores: list[torch.Tensor]
+    weights: list[torch.Tensor]
     attentions: list[torch.Tensor]
+
+
+def inverse_types(kinds: torch.Tensor, n_types: int) -> torch.Tensor:
+    """Forward r <-> backward R + r; the self-loop (2R) stays."""
+    n_rel = (n_types - 1) // 2
+    return torch.where(kinds < n_rel, kinds + n_rel,
+                       torch.where(kinds < 2 * n_rel, kinds - n_rel, kinds))
 
 
 class KBIGER(nn.Module):
@@ -61,8 +81,8 @@ class KBIGER(nn.Module):
         self.step_query = nn.ModuleList(nn.Linear(3 * d, d) for _ in range(config.steps))
         self.attend = nn.Linear(d, 1)                            # W_alpha, eq. 4
         self.match = nn.Linear(d, d)                             # W_R, eq. 8
+        self.message = nn.Linear(d, d)                           # eq. 9
         self.update = nn.Linear(2 * d, d)                        # eq. 11
-        self.score = nn.Linear(d, 1)                             # eq. 11
 
     def encode(self, tokens: torch.Tensor, mask: torch.Tensor):
         """Token states h_j (B x L x d) and the question vector q (B x d)."""
@@ -76,40 +96,40 @@ class KBIGER(nn.Module):
 
     def forward(self, batch, start: torch.Tensor, reverse: bool = False,
                 steps: int | None = None) -> Trace:
-        """Reason `steps` hops from the distribution `start` (B x N)."""
+        """Reason `steps` hops from the node scores `start` (flat, N)."""
         states, question = self.encode(batch.tokens, batch.token_mask)
-        size = start.shape[1]
         src, kinds, dst = batch.edges
         if reverse:
-            n_rel = (self.config.n_types - 1) // 2
-            src, dst = dst, src
-            kinds = torch.where(kinds < n_rel, kinds + n_rel,
-                                torch.where(kinds < 2 * n_rel, kinds - n_rel, kinds))
-        relation = self.relations(kinds)
-        flat = start.numel()
-        entity = torch.relu(torch.zeros(flat, relation.shape[1]).index_add(
-            0, dst, self.init_entity(relation)))                            # eq. 7
-        owner = src // size
-        token_mask = batch.token_mask
-        prob = start
+            src, dst, kinds = dst, src, inverse_types(kinds, self.config.n_types)
+        relation = self.relations.weight
+        n, n_types, owner = start.shape[0], relation.shape[0], batch.owner
+        edge_owner = owner[dst]
+        slot = dst * n_types + kinds  # (node, incoming edge type): per-type sums are N x T
+        incident = torch.zeros(n * n_types).index_add_(0, slot, torch.ones(len(dst)))
+        incident = incident.view(n, n_types)
+        degree = incident.sum(1, keepdim=True).clamp(min=1)
+        entity = torch.relu(incident @ self.init_entity(relation) / degree)              # eq. 7
+        score = start
         instruction = torch.zeros_like(question)
         graph = torch.zeros_like(question)
-        trace = Trace([], [])
+        trace = Trace([], [], [])
         for k in range(steps or self.config.steps):
             query = self.step_query[k](torch.cat([instruction, question, graph], -1))  # eq. 1-2
             logits = self.attend(query[:, None] * states).squeeze(-1)                 # eq. 3-4
-            attention = torch.softmax(logits.masked_fill(~token_mask, -1e9), -1)
+            attention = torch.softmax(logits.masked_fill(~batch.token_mask, -1e9), -1)
             instruction = (attention[..., None] * states).sum(1)                       # eq. 5
-            matched = torch.relu(instruction[owner] * self.match(relation))            # eq. 8
-            message = prob.reshape(-1)[src, None] * matched                            # eq. 9
-            gathered = torch.zeros_like(entity).index_add(0, dst, message)             # eq. 10
+            weights = torch.softmax(self.match(instruction) @ relation.T, -1)          # eq. 8
+            flow = score[src] * weights[edge_owner, kinds]                             # eq. 9
+            typed = torch.zeros(n * n_types).index_add(0, slot, flow).view(n, n_types)
+            mass = typed.sum(1)                                                        # eq. 10
+            score = mass - (mass - mass.clamp(max=1.0)).detach()  # min(1, .), gradient kept
+            gathered = typed @ self.message(relation)
             entity = torch.relu(self.update(torch.cat([entity, gathered], -1)))        # eq. 11
-            scores = self.score(entity).view(-1, size)
-            log_prob = torch.log_softmax(scores.masked_fill(~batch.node_mask, -1e9), -1)
-            prob = log_prob.exp()
             if self.config.feedback:                                                    # eq. 6
-                graph = (prob[..., None] * entity.view(-1, size, entity.shape[1])).sum(1)
-            trace.log_probs.append(log_prob)
+                p = distribution(score, batch)
+                graph = torch.zeros_like(question).index_add(0, owner, p[:, None] * entity)
+            trace.scores.append(score)
+            trace.weights.append(weights)
             trace.attentions.append(attention)
         return trace
 
@@ -124,34 +144,55 @@ class Reasoner(nn.Module):
         self.teacher = KBIGER(config, words) if config.teacher else None
 
     def loss(self, batch) -> tuple[torch.Tensor, Trace]:
-        """Student answer KL plus lambda x KL to the teacher's intermediate distributions,
+        """Student answer loss plus lambda x KL to the teacher's intermediate distributions,
         plus the teacher's own answer and forward/backward correspondence losses."""
-        start = topic_distribution(batch)
-        target = batch.answers / batch.answers.sum(1, keepdim=True).clamp(min=1)
+        start = topic_scores(batch)
         trace = self.student(batch, start)
-        loss = kl(target, trace.log_probs[-1])
+        loss = answer_loss(trace.scores[-1], batch.answers, batch, skip_topic=True)
         if self.teacher is None:
             return loss, trace
         forward = self.teacher(batch, start)
-        backward = self.teacher(batch, target, reverse=True)
+        backward = self.teacher(batch, batch.answers, reverse=True)
+        loss = loss + answer_loss(forward.scores[-1], batch.answers, batch, skip_topic=True)
+        loss = loss + answer_loss(backward.scores[-1], start, batch, skip_topic=False)
         n = self.config.steps
-        loss = loss + kl(target, forward.log_probs[-1]) + kl(start, backward.log_probs[-1])
         for k in range(n - 1):
-            f, b = forward.log_probs[k], backward.log_probs[n - 2 - k]
-            middle = 0.5 * (f.exp() + b.exp())
-            loss = loss + self.config.lam * (kl(f.exp(), b) + kl(b.exp(), f))          # eq. 12
-            loss = loss + self.config.lam * kl(middle.detach(), trace.log_probs[k])    # eq. 13-14
+            f = distribution(forward.scores[k], batch)
+            b = distribution(backward.scores[n - 2 - k], batch)
+            loss = loss + self.config.lam * (kl(f, b, batch) + kl(b, f, batch))         # eq. 12
+            middle = (0.5 * (f + b)).detach()
+            student = distribution(trace.scores[k], batch)
+            loss = loss + self.config.lam * kl(middle, student, batch)                 # eq. 13-14
         return loss, trace
 
 
-def topic_distribution(batch) -> torch.Tensor:
-    """All mass on the topic, which is node 0 of every subgraph."""
-    start = torch.zeros(batch.node_mask.shape)
-    start[:, 0] = 1.0
+def topic_scores(batch) -> torch.Tensor:
+    """Score 1 on each question's topic (the first node of its subgraph), 0 elsewhere."""
+    start = torch.zeros(batch.owner.shape[0])
+    start[batch.topics] = 1.0
     return start
 
 
-def kl(target: torch.Tensor, log_prob: torch.Tensor) -> torch.Tensor:
-    """Mean over the batch of KL(target || exp(log_prob))."""
-    safe = target.clamp(min=1e-10)
-    return (target * (safe.log() - log_prob)).sum(1).mean()
+def per_question(values: torch.Tensor, batch) -> torch.Tensor:
+    """Sum of node values per question (B)."""
+    return torch.zeros(batch.tokens.shape[0]).index_add(0, batch.owner, values)
+
+
+def distribution(score: torch.Tensor, batch) -> torch.Tensor:
+    """Node scores normalised per question."""
+    return score / (per_question(score, batch)[batch.owner] + EPS)
+
+
+def answer_loss(score: torch.Tensor, target: torch.Tensor, batch, skip_topic: bool):
+    """Binary cross-entropy summed over each question's nodes, averaged over questions."""
+    p = score.clamp(EPS, 1 - EPS)
+    loss = -(target * p.log() + (1 - target) * (1 - p).log())
+    if skip_topic:
+        loss = loss.index_fill(0, batch.topics, 0.0)
+    return per_question(loss, batch).mean()
+
+
+def kl(target: torch.Tensor, predicted: torch.Tensor, batch) -> torch.Tensor:
+    """Mean over questions of KL(target || predicted), both normalised per question."""
+    terms = target * ((target + EPS).log() - (predicted + EPS).log())
+    return per_question(terms, batch).mean()

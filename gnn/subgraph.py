@@ -85,7 +85,7 @@ def _lower_names(graph: Graph) -> dict[str, str]:
 class Retriever:
     """Truncated personalised PageRank over the KB, batched over topics, cached on disk."""
 
-    def __init__(self, graph: Graph, hops: int = 3, size: int = 400, alpha: float = 0.2,
+    def __init__(self, graph: Graph, hops: int = 3, size: int = 2000, alpha: float = 0.2,
                  cache_dir: str | Path | None = None):
         self.graph, self.hops, self.size, self.alpha = graph, hops, size, alpha
         n = len(graph.names)
@@ -143,7 +143,22 @@ class Retriever:
         edges = np.stack([np.concatenate([s, d, loop]),
                           np.concatenate([r, r + n_rel, np.full(len(nodes), 2 * n_rel)]),
                           np.concatenate([d, s, loop])])
-        return nodes, edges
+        return nodes, edges.astype(np.int32)
+
+
+def depths(n: int, edges: np.ndarray) -> np.ndarray:
+    """Hop distance of every local node from the topic (node 0); n + 1 where unreachable."""
+    depth = np.full(n, n + 1, dtype=np.int64)
+    depth[0] = 0
+    src, dst = edges[0], edges[2]
+    for hop in range(1, n):
+        frontier = depth[src] == hop - 1
+        reached = dst[frontier]
+        reached = reached[depth[reached] > hop]
+        if not len(reached):
+            break
+        depth[reached] = hop
+    return depth
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

@@ -14,7 +14,7 @@ from tqdm import tqdm
 from koplc.gnn import checkpoint
 from koplc.gnn.data import build_examples, collate, minilm_embeddings
 from koplc.gnn.emit import predict
-from koplc.gnn.model import Config, Reasoner, topic_distribution
+from koplc.gnn.model import Config, Reasoner, topic_scores
 
 
 def train(examples: list, valid: list, folder: Path, config: Config, relations: list[str],
@@ -60,7 +60,7 @@ def train(examples: list, valid: list, folder: Path, config: Config, relations: 
 
 
 def bucketed(examples: list, batch_size: int, rng: random.Random) -> list[list]:
-    """Shuffled batches of similar subgraph sizes (padding costs time on a CPU)."""
+    """Shuffled batches of similar subgraph sizes (so batches cost about the same)."""
     order = list(range(len(examples)))
     rng.shuffle(order)
     span = batch_size * 20
@@ -75,24 +75,26 @@ def bucketed(examples: list, batch_size: int, rng: random.Random) -> list[list]:
 
 @torch.no_grad()
 def run_model(reasoner: Reasoner, examples: list, batch_size: int = 64):
-    """Yield (example, [start, p1, ..., pn] as numpy) for every example."""
+    """Yield (example, [start, s1, ..., sn], [w1, ..., wn]) as numpy for every example: the
+    node scores at the start and after each step, and each step's edge-type weights."""
     reasoner.eval()
     examples = sorted(examples, key=lambda e: len(e.nodes))
     for start in range(0, len(examples), batch_size):
         chunk = examples[start:start + batch_size]
         batch = collate(chunk)
-        begin = topic_distribution(batch)
+        begin = topic_scores(batch)
         trace = reasoner.student(batch, begin)
-        steps = [begin] + [lp.exp() for lp in trace.log_probs]
+        steps = [s.numpy() for s in [begin, *trace.scores]]
+        weights = [w.numpy() for w in trace.weights]
         for b, example in enumerate(chunk):
-            n = len(example.nodes)
-            yield example, [s[b, :n].numpy() for s in steps]
+            lo, hi = batch.offsets[b], batch.offsets[b + 1]
+            yield example, [s[lo:hi] for s in steps], [w[b] for w in weights]
 
 
 def hits_at_1(reasoner: Reasoner, examples: list, batch_size: int = 64) -> dict:
     """Hits@1 of the top non-topic entity against the subgraph answers."""
     hits = [float(np.argmax(steps[-1][1:]) + 1 in set(e.answers.tolist()))
-            for e, steps in run_model(reasoner, examples, batch_size)]
+            for e, steps, _ in run_model(reasoner, examples, batch_size)]
     return {"valid_hits1": float(np.mean(hits))}
 
 
@@ -101,8 +103,8 @@ def evaluate(state: dict, kb, graph, retriever, tokenizer, questions: list) -> d
     reasoner = state["reasoner"]
     examples = build_examples(questions, retriever, tokenizer, keep_unreachable=True)
     rows: dict[str, list] = defaultdict(list)
-    for example, steps in run_model(reasoner, examples):
-        p = predict(example, steps, state["relations"], graph.names, kb)
+    for example, steps, weights in run_model(reasoner, examples):
+        p = predict(example, steps, weights, state["relations"], graph.names, kb)
         gold = example.gold
         for key in (f"{example.hops}-hop", "all"):
             rows[key].append({

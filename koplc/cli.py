@@ -245,6 +245,7 @@ def _add_gnn(commands) -> None:
     train.add_argument("--size", type=int, default=2000, help="subgraph size cap (PPR)")
     train.add_argument("--lam", type=float, default=0.05, help="teacher KL weight")
     train.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate")
+    train.add_argument("--seed", type=int, default=0, help="shuffling and initialisation seed")
     train.add_argument("--no-feedback", action="store_true", help="ablation: no graph feedback")
     train.add_argument("--no-teacher", action="store_true", help="ablation: no teacher")
     train.add_argument("--scratch", action="store_true",
@@ -261,7 +262,8 @@ def _gnn_train(args) -> int:
     result = api.gnn_train(
         args.kb, args.train, args.out, exclude=args.exclude, epochs=args.epochs,
         batch_size=args.batch_size, limit=args.limit, dim=args.dim, steps=args.steps,
-        size=args.size, lam=args.lam, lr=args.lr, feedback=not args.no_feedback,
+        size=args.size, lam=args.lam, lr=args.lr, seed=args.seed,
+        feedback=not args.no_feedback,
         teacher=not args.no_teacher, pretrained=not args.scratch,
         log=lambda row: print(json.dumps(row), flush=True))
     print(f"trained on {result['examples']} of {result['questions']} questions "

@@ -21,19 +21,21 @@ def test_decode_follows_the_most_probable_path_and_skips_self_loops():
     edges = np.array([[0, 0, 1, 2, 0, 1, 2],
                       [0, 1, 2, 3, 4, 4, 4],
                       [1, 2, 0, 0, 0, 1, 2]])
-    steps = [np.array([1.0, 0, 0]), np.array([0.05, 0.9, 0.05]), np.array([0.02, 0.96, 0.02])]
-    types = decode_path(steps, edges, end=1)
+    weights = [np.array([0.9, 0.05, 0.0, 0.0, 0.05]), np.array([0.02, 0.02, 0.0, 0.0, 0.96])]
+    types = decode_path(weights, edges, end=1)
     assert types == [0, 4]
     assert program_of("Heat", types, RELATIONS) == QueryName(
         input=Relate(input=Find(name="Heat"), relation="directed_by",
                      direction=Direction.FORWARD))
     assert program_of("Al Pacino", [3], RELATIONS).input.direction == Direction.BACKWARD
+    assert decode_path(weights, edges, end=2) == [1, 4]
 
 
-def test_thresholded_set_excludes_the_topic_and_keeps_the_mass():
-    assert thresholded(np.array([0.5, 0.3, 0.15, 0.05])) == [1, 2, 3]
-    assert thresholded(np.array([0.5, 0.3, 0.195, 0.005])) == [1, 2]
+def test_thresholded_set_excludes_the_topic_and_keeps_the_nodes_near_the_best():
+    assert thresholded(np.array([1.0, 0.9, 0.6, 0.05])) == [1, 2]
+    assert thresholded(np.array([1.0, 0.2, 0.09, 0.15])) == [1, 3]
     assert thresholded(np.array([0.0, 0.001, 0.0])) == [1]
+    assert thresholded(np.array([1.0, 0.0, 0.0])) == [1]
 
 
 def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):

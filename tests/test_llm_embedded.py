@@ -68,3 +68,16 @@ def test_cli_jsonl_and_no_link(tmp_path, capsys):
     single.write_text("how is the weather today\n")
     assert cli.main(["compile", str(single)]) == cli.EXIT_USER_ERROR
     assert "nothing in the question links to the KB" in capsys.readouterr().err
+
+
+def test_cli_eval_writes_predictions_and_a_breakdown(shared, tmp_path, capsys):
+    out = tmp_path / "predictions.jsonl"
+    assert cli.main(["eval", "--data", str(shared / "data/metaqa"), "--hops", "1",
+                     "--limit", "2", "--out", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 2 and summary["1-hop"]["n"] == 2
+    assert {"question", "hits1", "f1", "failure", "program", "seconds"} <= set(rows[0])
+    assert summary["1-hop"]["hits@1"] == 100 * sum(r["hits1"] for r in rows) / 2
+    # Two questions spread over the file: two question types, not the file's first two.
+    assert rows[0]["qtype"] != rows[1]["qtype"]
