@@ -15,6 +15,7 @@ from koplc.gnn import checkpoint
 from koplc.gnn.data import build_examples, collate, minilm_embeddings
 from koplc.gnn.emit import predict
 from koplc.gnn.model import Config, Reasoner, topic_scores
+from koplc.kopl.metaqa import f1
 
 
 def train(examples: list, valid: list, folder: Path, config: Config, relations: list[str],
@@ -117,15 +118,6 @@ def evaluate(state: dict, kb, graph, retriever, tokenizer, questions: list) -> d
                 "reachable": float(len(example.answers) > 0)})
     return {key: {"n": len(r), **{m: round(100 * float(np.mean([x[m] for x in r])), 2)
                                   for m in r[0]}} for key, r in sorted(rows.items())}
-
-
-def f1(predicted: frozenset[str], gold: frozenset[str]) -> float:
-    """F1 of a predicted answer set against the gold one."""
-    common = len(predicted & gold)
-    if not common:
-        return 0.0
-    precision, recall = common / len(predicted), common / len(gold)
-    return 2 * precision * recall / (precision + recall)
 
 
 def plot(history: list[dict], path: Path) -> None:

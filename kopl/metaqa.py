@@ -90,3 +90,16 @@ def score(names: list[str] | str, question: Question) -> bool:
     """Whether the answer names, less the topic, are exactly the gold answers."""
     got = {names} if isinstance(names, str) else set(names)
     return got - {question.topic} == question.answers
+
+
+def f1(predicted: set[str] | frozenset[str], gold: set[str] | frozenset[str]) -> float:
+    """The F1 of a predicted answer set against the gold one.
+
+    >>> f1({"a", "b"}, {"b", "c"})
+    0.5
+    """
+    common = len(predicted & gold)
+    if not common:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(gold)
+    return 2 * precision * recall / (precision + recall)

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.metaqa import Question, read_questions
+from koplc.kopl.metaqa import Question, f1, read_questions
 from koplc.llm.demos import template_of
 from koplc.llm.pipeline import CompileOptions, Compiler
 
@@ -27,15 +27,6 @@ def dev_questions(folder: str | Path, hops=(1, 2, 3), limit: int | None = None
             questions = [questions[i * len(questions) // limit] for i in range(limit)]
         out += questions
     return out
-
-
-def f1(predicted: set[str], gold: set[str]) -> float:
-    """The F1 of two answer sets."""
-    hit = len(predicted & gold)
-    if not hit:
-        return 0.0
-    p, r = hit / len(predicted), hit / len(gold)
-    return 2 * p * r / (p + r)
 
 
 def evaluate_one(compiler: Compiler, q: Question, options: CompileOptions,
