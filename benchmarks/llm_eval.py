@@ -27,10 +27,12 @@ from koplc.llm.pipeline import CompileOptions
 HERE = Path(__file__).resolve().parent.parent
 CONFIGS = {
     "full": (CompileOptions(), False),
+    "full-no-reuse": (CompileOptions(reuse=False), False),
     "lto": (CompileOptions(), True),
     "lto-no-grammar": (CompileOptions(grammar="never"), True),
     "lto-no-quack": (CompileOptions(quack=False), True),
     "lto-no-rerank": (CompileOptions(rerank=False), True),
+    "lto-no-repair": (CompileOptions(repair=False), True),
     "lto-no-guidance": (CompileOptions(execution_guidance=False), True),
     "user": (CompileOptions(), False),
 }
@@ -92,8 +94,8 @@ def main() -> None:
 
 def markdown(out: Path) -> str:
     """Every config's summary in `out` as two tables: accuracy with error sources, timings."""
-    rows = ["| config | hop | n | Hits@1 | F1 | failures | wrong programs |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| config | hop | n | Hits@1 | F1 | answered by | failures | wrong programs |",
+            "|---|---|---|---|---|---|---|---|"]
     times = ["| config | hop | generation median / p95 | grounding median / p95 | "
              "execution median / p95 | total median / p95 |", "|---|---|---|---|---|---|"]
     for name in CONFIGS:
@@ -103,8 +105,9 @@ def markdown(out: Path) -> str:
         for hop, s in json.loads(path.read_text()).items():
             failures = ", ".join(f"{k} {v}" for k, v in sorted(s["failures"].items()))
             errors = ", ".join(f"{k} {v}" for k, v in sorted(s.get("errors", {}).items()))
+            sources = ", ".join(f"{k} {v}" for k, v in sorted(s.get("sources", {}).items()))
             rows.append(f"| {name} | {hop} | {s['n']} | {s['hits@1']} | {s['f1']} | "
-                        f"{failures} | {errors} |")
+                        f"{sources} | {failures} | {errors} |")
             t = s["seconds"]
             times.append(f"| {name} | {hop} | " + " | ".join(
                 f"{t[k]['median']} / {t[k]['p95']}" if k in t else "-"

@@ -64,7 +64,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     questions = dev_questions(args.data, (1, 2, 3), args.limit)
     # Rerank samples are seeded differently by the two paths, so compare greedy decoding only.
-    options = CompileOptions(rerank=False)
+    options = CompileOptions(rerank=False, reuse=False)  # compare generation
     results = {}
     process, url = start_server(args.threads)
     try:

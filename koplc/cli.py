@@ -248,6 +248,9 @@ def _add_gnn(commands) -> None:
     train.add_argument("--seed", type=int, default=0, help="shuffling and initialisation seed")
     train.add_argument("--no-feedback", action="store_true", help="ablation: no graph feedback")
     train.add_argument("--no-teacher", action="store_true", help="ablation: no teacher")
+    train.add_argument("--no-hop-gate", action="store_true",
+                       help="ablation: every question reasons all --steps steps (no hop-count "
+                       "classifier gating the extra steps to the self-loop)")
     train.add_argument("--scratch", action="store_true",
                        help="train word embeddings from scratch (default: MiniLM's, frozen)")
     train.set_defaults(run=_gnn_train)
@@ -265,6 +268,7 @@ def _gnn_train(args) -> int:
         size=args.size, lam=args.lam, lr=args.lr, seed=args.seed,
         feedback=not args.no_feedback,
         teacher=not args.no_teacher, pretrained=not args.scratch,
+        hop_gate=not args.no_hop_gate,
         log=lambda row: print(json.dumps(row), flush=True))
     print(f"trained on {result['examples']} of {result['questions']} questions "
           "(the rest have no answer in their subgraph or no KB topic)")
@@ -299,6 +303,10 @@ RESPONSE_CACHE_HELP = ("sqlite file of cached LM responses, or 'off' (default: "
                        "$KOPLC_RESPONSE_CACHE, else responses.sqlite in koplc's cache folder)")
 
 
+NO_REUSE_HELP = ("always generate: do not reuse the program of a pool question phrased exactly "
+                 "like this one")
+
+
 def _add_compile(commands) -> None:
     compile_cmd = commands.add_parser(
         "compile", help="compile questions into grounded KoPL, SPARQL and answers",
@@ -312,6 +320,7 @@ def _add_compile(commands) -> None:
     compile_cmd.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
     compile_cmd.add_argument("--explain", action="store_true",
                              help="also print every stage's output (on standard error)")
+    compile_cmd.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
     compile_cmd.add_argument("--frontend", choices=["llm", "gnn"], default="llm")
     compile_cmd.add_argument("--model", help="GNN model folder (--frontend gnn)")
     compile_cmd.set_defaults(run=_compile)
@@ -327,6 +336,7 @@ def _add_compile(commands) -> None:
     evaluate.add_argument("--lm", default="embedded")
     evaluate.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
     evaluate.add_argument("--leave-template-out", action="store_true")
+    evaluate.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
     evaluate.add_argument("--out", default="predictions.jsonl")
     evaluate.set_defaults(run=_eval)
 
@@ -337,8 +347,11 @@ def _compile(args) -> int:
         if not args.kb or not args.model:
             raise KoplcError("--frontend gnn needs --kb and --model", code="usage")
         return _gnn_compile(args)
+    from koplc.llm.pipeline import CompileOptions
+
     questions = api.read_questions_file(args.file)
-    compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache))
+    compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache),
+                            options=CompileOptions(reuse=not args.no_reuse))
     failed = False
     for question in questions:
         try:
@@ -403,7 +416,8 @@ def _eval(args) -> int:
     hops = tuple(int(h) for h in args.hops.split(","))
     questions = dev_questions(args.data, hops, args.limit)
     compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache))
-    records = [evaluate_one(compiler, q, CompileOptions(), args.leave_template_out)
+    options = CompileOptions(reuse=not args.no_reuse)
+    records = [evaluate_one(compiler, q, options, args.leave_template_out)
                for q in tqdm(questions, desc="eval", unit="q")]
     write_jsonl(records, args.out)
     print(json.dumps(summarize(records), indent=1))

@@ -33,6 +33,19 @@ class Demo:
         return (f"Question: {self.question}\nEntities: {', '.join(self.entities)}\n"
                 f"{calls_of(self.program)}")
 
+    def adapted(self, entity: str) -> str:
+        """The program, one call a line, with its Find pointed at `entity` instead."""
+        node = steps_syntax.parse(self.program).program
+        node = _renamed(node, {name: entity for name in self.entities})
+        return calls_of(steps_syntax.print_program(node))
+
+
+def _renamed(node, names: dict[str, str]):
+    if node.op == "Find" and node.name in names:
+        return node.model_copy(update={"name": names[node.name]})
+    updates = {f: _renamed(getattr(node, f), names) for f in node.child_fields()}
+    return node.model_copy(update=updates) if updates else node
+
 
 _LABEL = re.compile(r"^\s*Step\s+\d+\s*:\s*", re.IGNORECASE)
 
@@ -57,6 +70,11 @@ def steps_of(calls: str) -> str:
     """
     lines = calls_of(calls).splitlines()
     return "\n".join([f"Step {i}: {line}" for i, line in enumerate(lines, 1)] + ["Done"])
+
+
+def template_key(masked: str) -> str:
+    """A masked question as a lookup key: lower case, single spaces, no end punctuation."""
+    return " ".join(masked.lower().split()).rstrip(" ?.!")
 
 
 def template_of(question: str) -> str:
@@ -104,6 +122,7 @@ class DemoSelector:
         self.pool = pool
         self.embedder = embedder or DEFAULT_EMBEDDER
         self.vectors = self._pool_vectors()
+        self.by_template = {template_key(d.template): d for d in pool}
 
     def _pool_vectors(self) -> np.ndarray:
         texts = [d.template for d in self.pool]
@@ -117,6 +136,15 @@ class DemoSelector:
         np.save(tmp, vectors)
         tmp.replace(path)
         return vectors
+
+    def same_template(self, masked_question: str,
+                      exclude_template: str | None = None) -> Demo | None:
+        """The demonstration whose template is the question's, entities masked (None when the
+        pool has none, or it is the excluded one)."""
+        demo = self.by_template.get(template_key(masked_question))
+        if demo is None or demo.template == exclude_template:
+            return None
+        return demo
 
     def nearest(self, masked_question: str, n: int = 8,
                 exclude_template: str | None = None) -> list[Demo]:

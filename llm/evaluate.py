@@ -51,7 +51,7 @@ def evaluate_one(compiler: Compiler, q: Question, options: CompileOptions,
     return {"question": q.text, "hops": q.hops, "qtype": q.qtype, "hits1": hits1,
             "f1": f1(predicted, set(q.answers)), "failure": failure,
             "error": error_kind(program, q) if failure else None,
-            "program": program, "raw": best.raw,
+            "program": program, "raw": best.raw, "source": best.source,
             "answer": sorted(predicted)[:50], "seconds": seconds}
 
 
@@ -109,6 +109,7 @@ def summarize(records: list[dict]) -> dict:
             "f1": round(100 * sum(r["f1"] for r in rows) / len(rows), 1),
             "failures": dict(Counter(r["failure"] for r in rows if r["failure"])),
             "errors": dict(Counter(r["error"] for r in rows if r.get("error"))),
+            "sources": dict(Counter(r.get("source", "none") for r in rows)),
             "seconds": timing(rows),
         }
     return out

@@ -11,7 +11,7 @@ from koplc.kopl import steps_syntax
 from koplc.kopl.check import check
 from koplc.kopl.errors import KoplcError
 from koplc.llm.catalogue import ops_for_kb
-from koplc.llm.demos import FIXED, DemoSelector, steps_of
+from koplc.llm.demos import FIXED, DemoSelector, calls_of, steps_of
 from koplc.llm.gbnf import grammar_for
 from koplc.llm.linking import link, repair_finds
 from koplc.llm.prompt import PromptBuilder
@@ -34,6 +34,8 @@ class CompileOptions:
     temperature: float = 0.3
     top_k: int = 30
     exclude_template: str | None = None
+    reuse: bool = True
+    repair: bool = True
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Attempt:
     """One generated program through the stages; `failed` names the first stage that failed."""
 
     raw: str
+    source: str = "greedy"  # "reuse", "greedy", "grammar", "sample" or "repair"
     program: str | None = None
     grounded: str | None = None
     changes: list[dict] = field(default_factory=list)
@@ -108,12 +111,16 @@ class Compiler:
         if not linked.entities and not linked.concepts:
             raise KoplcError(f"nothing in the question links to the KB: {question.strip()!r} "
                              "names no entity or concept the KB has", code="no-link")
+        seconds = {"generation": 0.0, "grounding": 0.0, "execution": 0.0}
+        twin, reused = self._reuse(linked, opts, seconds)
+        if reused is not None and reused.answer:
+            return Compiled(linked.question, list(linked.entities), list(linked.concepts),
+                            [twin.question], [reused], 0, seconds)
         if opts.demos == "fixed" or self.selector is None:
             demos = FIXED[: opts.n_demos]
         else:
             demos = self.selector.nearest(linked.masked(), opts.n_demos, opts.exclude_template)
         prompt = self.builder.build(linked, demos)
-        seconds = {"generation": 0.0, "grounding": 0.0, "execution": 0.0}
         grammar = self.grammar if opts.grammar == "always" else None
         clock = time.perf_counter()
         raw = self.lm.generate(prompt, 1, 0.0, 1, STOP, grammar)
@@ -126,17 +133,34 @@ class Compiler:
             clock = time.perf_counter()
             raw = self.lm.generate(prompt, 1, 0.0, 1, STOP, grammar)
             seconds["generation"] += time.perf_counter() - clock
-            attempts.append(self._run(raw[0], linked, opts, seconds))
+            attempts.append(replace(self._run(raw[0], linked, opts, seconds), source="grammar"))
         chosen = len(attempts) - 1 if attempts[-1].answer else None
         if chosen is None and opts.rerank and opts.samples:
             clock = time.perf_counter()
             more = self.lm.generate(prompt, opts.samples, opts.temperature, opts.top_k, STOP,
                                     grammar)
             seconds["generation"] += time.perf_counter() - clock
-            attempts += [self._run(text, linked, opts, seconds) for text in more]
+            attempts += [replace(self._run(text, linked, opts, seconds), source="sample")
+                         for text in more]
             chosen = self._pick(attempts, linked.question, seconds)
+        if chosen is None and opts.repair:
+            chosen = self._repair(attempts, linked.question, seconds)
+        if reused is not None:
+            attempts.append(reused)  # kept for --explain, after the generated ones
         return Compiled(linked.question, list(linked.entities), list(linked.concepts),
                         [d.question for d in demos], attempts, chosen, seconds)
+
+    def _reuse(self, linked, opts: CompileOptions, seconds):
+        """Case reuse: when the pool holds a question phrased exactly like this one (entities
+        masked), its program with the question's entity is the first candidate, with no LM
+        call. Returns (that pool question, its attempt) or (None, None)."""
+        if not opts.reuse or self.selector is None or len(linked.entities) != 1:
+            return None, None
+        twin = self.selector.same_template(linked.masked(), opts.exclude_template)
+        if twin is None or len(twin.entities) != 1:
+            return None, None
+        attempt = self._run(twin.adapted(linked.entities[0]), linked, opts, seconds)
+        return twin, replace(attempt, source="reuse")
 
     def _run(self, raw: str, linked, opts: CompileOptions, seconds) -> Attempt:
         attempt = Attempt(raw)
@@ -179,9 +203,34 @@ class Compiler:
             attempt.failed, attempt.error = "execution", err.render()
         finally:
             seconds["execution"] += time.perf_counter() - clock
-        if attempt.answer == []:
-            attempt.failed = "empty"
+        if attempt.answer is not None and set(attempt.answer) <= _find_names(node):
+            if attempt.answer:
+                attempt.error = "the program answers only the question's own entities"
+            attempt.answer, attempt.failed = [], "empty"
         return attempt
+
+    def _repair(self, attempts: list[Attempt], question: str, seconds) -> int | None:
+        """Relation-path repair: the chains one edit away from a program that ran but found
+        nothing, kept when the KB answers them, picked by inverse consistency."""
+        from koplc.kopl.grounding.path_edits import neighbours
+
+        clock = time.perf_counter()
+        found = {}
+        for attempt in attempts:
+            if attempt.failed == "empty" and attempt.node is not None:
+                for n in neighbours(attempt.node, self.kb):
+                    found.setdefault(steps_syntax.print_program(n.program), n)
+        first = len(attempts)
+        for text, n in found.items():
+            attempts.append(Attempt(
+                calls_of(text), source="repair", program=text, grounded=text,
+                changes=[{"pass": "path-repair", "op": "Relate", "edit": n.edit}],
+                answer=list(n.answer), score=inverse_consistency(self.lm, text, question),
+                node=n.program))
+        seconds["repair"] = time.perf_counter() - clock
+        if len(attempts) == first:
+            return None
+        return max(range(first, len(attempts)), key=lambda i: attempts[i].score)
 
     def _ground(self, node, question: str, opts: CompileOptions):
         from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
@@ -204,3 +253,11 @@ class Compiler:
         if not good:
             return None
         return max(good, key=lambda i: attempts[i].score)
+
+
+def _find_names(node) -> set[str]:
+    """The names the program's Find steps start from."""
+    names = {node.name} if node.op == "Find" else set()
+    for child in node.children:
+        names |= _find_names(child)
+    return names

@@ -29,7 +29,8 @@ def fresh_responses(tmp_path, monkeypatch):
 
 
 def test_one_hop_question_without_brackets(compiler):
-    result = compiler.compile("what movies did Temuera Morrison act in")
+    result = compiler.compile("what movies did Temuera Morrison act in",
+                              CompileOptions(reuse=False))
     best = result.best
     assert best is not None, result.to_json()
     assert "Relate(starred_actors, backward)" in best.grounded

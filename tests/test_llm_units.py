@@ -10,7 +10,7 @@ from koplc import api, cli
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.registry import OPS
 from koplc.llm.catalogue import catalogue, ops_for_kb
-from koplc.llm.demos import FIXED, metaqa_pool, template_of
+from koplc.llm.demos import FIXED, Demo, metaqa_pool, template_key, template_of
 from koplc.llm.gbnf import grammar_for
 from koplc.llm.linking import link
 from koplc.llm.response_cache import ResponseCache, cached
@@ -62,6 +62,44 @@ def test_pool_has_one_demo_per_template():
     assert template_of("what does [Tom Cullen] act in") == "what does ENT act in"
     for demo in pool[:50] + FIXED:
         assert api.check(demo.program).ok
+
+
+def test_a_demo_adapts_to_another_entity():
+    demo = Demo("who directed the films written by Heat", ("Heat",),
+                "Step 1: Find(Heat)\nStep 2: Relate(written_by, backward)\n"
+                "Step 3: Relate(directed_by, forward)\nStep 4: QueryName()\nDone", "t")
+    assert demo.adapted('Say "Cheese", Pal') == (
+        'Find("Say \\"Cheese\\", Pal")\nRelate(written_by, backward)\n'
+        "Relate(directed_by, forward)\nQueryName()")
+    assert template_key("What does ENT  act in ?") == template_key("what does ENT act in")
+
+
+class NoGeneration:
+    """Fault injection: an LM whose generation must not be reached (scoring is allowed)."""
+
+    name = "no-generation"
+
+    def generate(self, *args, **kwargs):
+        raise AssertionError("the LM was asked to generate")
+
+    def score(self, prompt, continuation):
+        return -float(len(continuation))
+
+
+def test_case_reuse_needs_no_generation(kb):
+    from koplc.llm.pipeline import CompileOptions
+
+    compiler = api.compiler(lm=NoGeneration())
+    result = compiler.compile("What movies did Tom Hanks act in?")
+    assert result.best.source == "reuse" and result.seconds["generation"] == 0
+    assert "Relate(starred_actors, backward)" in result.best.grounded
+    assert {"Forrest Gump", "Splash"} <= set(result.answer)
+    assert result.demos == ["what movies did Temuera Morrison act in"]
+    excluded = CompileOptions(exclude_template="what movies did ENT act in")
+    with pytest.raises(AssertionError, match="asked to generate"):
+        compiler.compile("what movies did [Tom Hanks] act in", excluded)
+    with pytest.raises(AssertionError, match="asked to generate"):
+        compiler.compile("what movies did [Tom Hanks] act in", CompileOptions(reuse=False))
 
 
 def test_response_cache_round_trips(tmp_path):

@@ -1,0 +1,80 @@
+"""Relation-path repair on the shipped MetaQA KB: the chains one edit away that the KB answers,
+and the LLM pipeline using them when every generated program finds nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from koplc import api
+from koplc.kopl import steps_syntax
+from koplc.kopl.execute import DEFAULT, execute
+from koplc.kopl.grounding.path_edits import chain_of, edits, neighbours
+from koplc.kopl.types import Direction
+from koplc.llm.pipeline import CompileOptions
+
+F, B = Direction.FORWARD, Direction.BACKWARD
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return api.load_kb(api.default_kb_path())
+
+
+def program(*calls: str):
+    text = "\n".join(f"Step {i}: {c}" for i, c in enumerate(calls, 1)) + "\nDone"
+    return steps_syntax.parse(text).program
+
+
+def test_edits_cover_insert_delete_replace_swap_and_turn():
+    hops = [("written_by", B), ("starred_actors", F)]
+    found = dict(edits(hops, ["starred_actors", "written_by"]))
+    assert found["insert written_by backward at 1"] == [("written_by", B)] + hops
+    assert found["delete written_by backward"] == [("starred_actors", F)]
+    assert found["replace starred_actors forward by written_by forward"] == [
+        ("written_by", B), ("written_by", F)]
+    assert found["swap written_by backward and starred_actors forward"] == hops[::-1]
+    assert found["turn written_by backward and starred_actors forward around"] == [
+        ("starred_actors", B), ("written_by", F)]
+    assert len(found) == 3 * 4 + 2 + 2 * 3 + 2
+
+
+def test_a_dropped_hop_is_put_back(kb):
+    wrong = program("Find(The Parent Trap)", "Relate(directed_by, forward)",
+                    "Relate(in_language, forward)", "QueryName()")
+    assert list(execute(wrong, kb, DEFAULT).items()) == []
+    found = {n.edit: n for n in neighbours(wrong, kb)}
+    fixed = found["insert directed_by backward at 2"]
+    assert chain_of(fixed.program)[1] == [("directed_by", F), ("directed_by", B),
+                                          ("in_language", F)]
+    assert fixed.answer == tuple(str(v) for v in execute(fixed.program, kb, DEFAULT).items())
+    assert fixed.answer
+    assert all(set(n.answer) - {"The Parent Trap"} for n in found.values())
+
+
+def test_only_chains_are_edited(kb):
+    assert neighbours(program("Find(Heat)", "Find(Tom Hanks)", "And()", "QueryName()"), kb) == []
+    assert chain_of(program("Find(Heat)", "Relate(directed_by, forward)", "QueryName()"))
+
+
+class WrongRelation:
+    """Fault injection: an LM that always writes a program with the wrong relation."""
+
+    name = "wrong-relation"
+
+    def generate(self, prompt, n=1, *args, **kwargs):
+        return ["Find(Jussi Vatanen)\nRelate(directed_by, backward)\n"
+                "Relate(in_language, forward)\nQueryName()"] * n
+
+    def score(self, prompt, continuation):
+        return -float(len(continuation))
+
+
+def test_pipeline_repairs_a_program_that_finds_nothing():
+    compiler = api.compiler(lm=WrongRelation())
+    question = "what language are the films with Jussi Vatanen in"
+    result = compiler.compile(question)
+    assert result.best.source == "repair" and result.answer == ["Finnish"]
+    assert "Relate(starred_actors, backward)" in result.best.grounded
+    assert result.best.changes[0]["edit"] == (
+        "replace directed_by backward by starred_actors backward")
+    assert compiler.compile(question, CompileOptions(repair=False)).answer == []
