@@ -67,7 +67,7 @@ def link(question: str, kb) -> Linked:
             start, end = words[i][0], words[i + size - 1][1]
             span = text[start:end].strip(",;:'\"")
             name = table.get(normal_form(span))
-            if name is None or not _plausible(span, size, lowercase, hinted):
+            if name is None or not _plausible(span, lowercase, hinted):
                 continue
             found.append((start, start + len(span), name))
             taken |= set(range(i, i + size))
@@ -77,15 +77,17 @@ def link(question: str, kb) -> Linked:
                   tuple((s, e) for s, e, _ in found))
 
 
-def _plausible(span: str, size: int, lowercase: bool, hinted: list[str]) -> bool:
+def _plausible(span: str, lowercase: bool, hinted: list[str]) -> bool:
     if hinted:
         return any(normal_form(span) == normal_form(h) for h in hinted)
-    words = span.lower().split()
-    if all(w in _STOP for w in words):
+    content = [w for w in span.split() if w.lower() not in _STOP]
+    if not content:
         return False
-    if size >= 2:
+    if len(content) >= 2:
         return True
-    return span[0].isupper() or span[0].isdigit() or (lowercase and len(span) > 3)
+    # one content word ("the cast" is one): a name only when written like one
+    word = content[0]
+    return word[0].isupper() or word[0].isdigit() or (lowercase and len(word) > 3)
 
 
 def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
@@ -107,10 +109,13 @@ def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
 
     said = f" {normal_form(linked.question)} "
     changes: list[dict] = []
+    # A question word the linker passed over (say "cast") may still be a KB name; it is kept
+    # only beside a Find of a linked entity, never instead of all of them.
+    anchored = bool(find_names(program) & set(linked.entities))
 
     def visit(node, expected):
         if node.op != "Find" or not linked.entities or node.name in linked.entities \
-                or f" {normal_form(node.name)} " in said:
+                or (anchored and f" {normal_form(node.name)} " in said):
             return node, []
         best = max(linked.entities, key=lambda e: SequenceMatcher(
             None, normal_form(e), normal_form(node.name)).ratio())
@@ -121,3 +126,11 @@ def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
 
     new, _ = rebuild(program, visit)
     return new, changes
+
+
+def find_names(node) -> set[str]:
+    """The names a program's Find steps start from."""
+    names = {node.name} if node.op == "Find" else set()
+    for child in node.children:
+        names |= find_names(child)
+    return names

@@ -13,7 +13,7 @@ from koplc.kopl.errors import KoplcError
 from koplc.llm.catalogue import ops_for_kb
 from koplc.llm.demos import FIXED, DemoSelector, calls_of, steps_of
 from koplc.llm.gbnf import grammar_for
-from koplc.llm.linking import link, repair_finds
+from koplc.llm.linking import find_names, link, repair_finds
 from koplc.llm.prompt import PromptBuilder
 from koplc.llm.scoring import LMChooser, inverse_consistency
 
@@ -203,7 +203,7 @@ class Compiler:
             attempt.failed, attempt.error = "execution", err.render()
         finally:
             seconds["execution"] += time.perf_counter() - clock
-        if attempt.answer is not None and set(attempt.answer) <= _find_names(node):
+        if attempt.answer is not None and set(attempt.answer) <= find_names(node):
             if attempt.answer:
                 attempt.error = "the program answers only the question's own entities"
             attempt.answer, attempt.failed = [], "empty"
@@ -254,10 +254,3 @@ class Compiler:
             return None
         return max(good, key=lambda i: attempts[i].score)
 
-
-def _find_names(node) -> set[str]:
-    """The names the program's Find steps start from."""
-    names = {node.name} if node.op == "Find" else set()
-    for child in node.children:
-        names |= _find_names(child)
-    return names

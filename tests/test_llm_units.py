@@ -50,6 +50,22 @@ def test_linking_finds_entities_without_brackets(kb):
     assert linked.masked() == "who directed the movies that ENT acted in?"
     assert link("what does [Tom Cullen] act in", kb).entities == ("Tom Cullen",)
     assert link("how is the weather today", kb).entities == ()
+    # "the cast" is an article and one lower-case word: not a name in a mixed-case question
+    assert link("which movies had Eric McCormack in the cast", kb).entities == ("Eric McCormack",)
+
+
+def test_a_find_of_a_question_word_gives_way_to_the_linked_entity(kb):
+    from koplc.kopl import steps_syntax
+    from koplc.llm.linking import Linked, repair_finds
+
+    program = steps_syntax.parse(
+        "Step 1: Find(cast)\nStep 2: Relate(has_tags, backward)\nStep 3: QueryName()\nDone").program
+    linked = Linked("movies with Eric McCormack in the cast", ("Eric McCormack",), (), ((12, 26),))
+    repaired, changes = repair_finds(program, linked)
+    assert repaired.input.input.name == "Eric McCormack" and changes[0]["original"] == "cast"
+    both = steps_syntax.parse("Step 1: Find(Eric McCormack)\nStep 2: Find(cast)\nStep 3: And()\n"
+                              "Step 4: QueryName()\nDone").program
+    assert repair_finds(both, linked) == (both, [])
 
 
 def test_pool_has_one_demo_per_template():
