@@ -248,9 +248,6 @@ def _add_gnn(commands) -> None:
     train.add_argument("--seed", type=int, default=0, help="shuffling and initialisation seed")
     train.add_argument("--no-feedback", action="store_true", help="ablation: no graph feedback")
     train.add_argument("--no-teacher", action="store_true", help="ablation: no teacher")
-    train.add_argument("--no-hop-gate", action="store_true",
-                       help="ablation: every question reasons all --steps steps (no hop-count "
-                       "classifier gating the extra steps to the self-loop)")
     train.add_argument("--scratch", action="store_true",
                        help="train word embeddings from scratch (default: MiniLM's, frozen)")
     train.set_defaults(run=_gnn_train)
@@ -268,7 +265,6 @@ def _gnn_train(args) -> int:
         size=args.size, lam=args.lam, lr=args.lr, seed=args.seed,
         feedback=not args.no_feedback,
         teacher=not args.no_teacher, pretrained=not args.scratch,
-        hop_gate=not args.no_hop_gate,
         log=lambda row: print(json.dumps(row), flush=True))
     print(f"trained on {result['examples']} of {result['questions']} questions "
           "(the rest have no answer in their subgraph or no KB topic)")
