@@ -253,4 +253,3 @@ class Compiler:
         if not good:
             return None
         return max(good, key=lambda i: attempts[i].score)
-
