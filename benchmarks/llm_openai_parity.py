@@ -11,45 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 from tqdm import tqdm
 
 from koplc import api
 from koplc.llm.evaluate import dev_questions, evaluate_one
-from koplc.llm.model_cache import embedded_model_path
 from koplc.llm.pipeline import CompileOptions
+from koplc.llm.server import local_server
 
 HERE = Path(__file__).resolve().parent.parent
-
-
-def start_server(threads: int) -> tuple[subprocess.Popen, str]:
-    """The llama.cpp server on a free local port, once it answers /v1/models."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path()),
-         "--host", "127.0.0.1", "--port", str(port), "--n_threads", str(threads),
-         "--n_threads_batch", str(threads), "--n_ctx", "4096", "--logits_all", "true"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(480):
-        try:
-            urllib.request.urlopen(url + "/v1/models", timeout=2)
-            return process, url
-        except OSError:
-            if process.poll() is not None:
-                break
-            time.sleep(0.5)
-    process.kill()
-    sys.exit("the llama.cpp server did not start")
 
 
 def main() -> None:
@@ -66,16 +37,12 @@ def main() -> None:
     # Rerank samples are seeded differently by the two paths, so compare greedy decoding only.
     options = CompileOptions(rerank=False, reuse=False)  # compare generation
     results = {}
-    process, url = start_server(args.threads)
-    try:
+    with local_server(threads=args.threads, n_ctx=4096, wait_s=240) as url:
         for name, spec in (("embedded", "embedded"), ("server", url)):
             compiler = api.compiler(lm=api.open_lm(spec, "off"))
             results[name] = [evaluate_one(compiler, q, options)
                              for q in tqdm(questions, desc=name, unit="q")]
             del compiler
-    finally:
-        os.kill(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
     pairs = list(zip(results["embedded"], results["server"], strict=True))
     report = {
         "questions": len(pairs),

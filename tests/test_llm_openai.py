@@ -3,57 +3,23 @@ its PID), compared with the embedded client on the same GGUF."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-
 import pytest
 
 from koplc import cli
 from koplc.kopl.errors import KoplcError
 from koplc.llm.lm import LlamaCppLM
-from koplc.llm.model_cache import embedded_model_path
 from koplc.llm.openai_lm import OpenAICompatibleLM
+from koplc.llm.server import free_port, local_server
 
 PROMPT = ("Question: who directed Blade Runner\nEntities: Blade Runner\n"
           "Step 1: Find(Blade Runner)\nStep 2: Relate(directed_by, forward)\n"
           "Step 3: QueryName()\nDone\n\nQuestion: who directed Heat\nEntities: Heat\n")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(embedded_model_path()),
-         "--host", "127.0.0.1", "--port", str(port), "--n_threads", "2",
-         "--n_threads_batch", "2", "--n_ctx", "2048", "--logits_all", "true"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(url + "/v1/models", timeout=2)
-                break
-            except OSError:
-                if process.poll() is not None:
-                    pytest.fail("the llama.cpp server exited while starting")
-                time.sleep(0.5)
-        else:
-            pytest.fail("the llama.cpp server did not start in 120 s")
+    with local_server(threads=2, n_ctx=2048) as url:
         yield url
-    finally:
-        os.kill(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +52,7 @@ def test_grammar_reaches_the_server(server):
 
 
 def test_unreachable_server_is_a_clear_error(tmp_path, capsys):
-    dead = f"http://127.0.0.1:{_free_port()}"
+    dead = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(KoplcError, match="cannot reach the LM server"):
         OpenAICompatibleLM(dead, timeout=2, retries=1).generate("hi")
     question = tmp_path / "q.txt"
