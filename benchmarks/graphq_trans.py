@@ -157,7 +157,7 @@ def graphq_items(store, sparql: str, native) -> list[str] | str | None:
         if names == ["count"]:
             return str(int(term.value))
         if isinstance(term, ox.BlankNode):
-            out.append(str(value_of(store, term)))
+            out.append(str(store.kqapro_value(term)))
         elif names == ["p"]:
             out.append(KQAPRO.relation_name(term.value))
         elif native is not None and native.is_entities:
@@ -166,22 +166,6 @@ def graphq_items(store, sparql: str, native) -> list[str] | str | None:
             name = ox.NamedNode(KQAPRO.name_predicate)
             out.extend(q.object.value for q in store.store.quads_for_pattern(term, name, None))
     return out
-
-
-def value_of(store, node):
-    from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
-    from koplc.sparql_backend.encodings import KQAPRO
-    from koplc.sparql_backend.value_patterns import read_date
-
-    props = {q.predicate.value: q.object.value
-             for q in store.store.quads_for_pattern(node, None, None)}
-    if KQAPRO.date in props:
-        return Value(DATE, read_date(props[KQAPRO.date]))
-    if KQAPRO.unit in props:
-        return Value(QUANTITY, float(props[KQAPRO.value]), props[KQAPRO.unit])
-    if KQAPRO.year in props:
-        return Value(YEAR, int(props[KQAPRO.year]))
-    return Value(STRING, props.get(KQAPRO.value, ""))
 
 
 def agreement(native, got) -> tuple[bool, bool]:

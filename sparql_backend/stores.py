@@ -83,6 +83,23 @@ class OxigraphStore:
     def __len__(self) -> int:
         return len(self.store)
 
+    def kqapro_value(self, node):
+        """The Value a KQA Pro-encoded value node stands for (a date, a quantity with its unit,
+        a year, else a string; "" when the node has no value)."""
+        from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
+        from koplc.sparql_backend.encodings import KQAPRO
+        from koplc.sparql_backend.value_patterns import read_date
+
+        props = {q.predicate.value: q.object.value
+                 for q in self.store.quads_for_pattern(node, None, None)}
+        if KQAPRO.date in props:
+            return Value(DATE, read_date(props[KQAPRO.date]))
+        if KQAPRO.unit in props:
+            return Value(QUANTITY, float(props[KQAPRO.value]), props[KQAPRO.unit])
+        if KQAPRO.year in props:
+            return Value(YEAR, int(props[KQAPRO.year]))
+        return Value(STRING, props.get(KQAPRO.value, ""))
+
 
 def _term(value, ox) -> Term:
     if isinstance(value, ox.NamedNode):

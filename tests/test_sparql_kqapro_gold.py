@@ -21,14 +21,12 @@ from conftest import SHARED, read_jsonl
 from koplc.kopl.execute import execute
 from koplc.kopl.kb_json import load_kopl_json
 from koplc.kopl.nested_syntax import parse
-from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
 from koplc.sparql_backend.encodings import KQAPRO
 from koplc.sparql_backend.export import ntriples
 from koplc.sparql_backend.lower import lower
 from koplc.sparql_backend.results import run_lowered
 from koplc.sparql_backend.stores import OxigraphStore
 from koplc.sparql_backend.terms import XSD
-from koplc.sparql_backend.value_patterns import read_date
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sparql"
 GOLD = {r["id"]: r for r in read_jsonl(SHARED / "corpus/kqapro_sparql_examples.jsonl")}
@@ -58,25 +56,13 @@ def gold_answer(store: OxigraphStore, sparql: str) -> str | set[str]:
     for row in rows:
         (term,) = row.values()
         if isinstance(term, ox.BlankNode):
-            out.add(str(node_value(store, term)))
+            out.add(str(store.kqapro_value(term)))
         elif variables == ["p"]:
             out.add(KQAPRO.relation_name(term.value))
         else:
             name = ox.NamedNode(KQAPRO.name_predicate)
             out.add(next(store.store.quads_for_pattern(term, name, None)).object.value)
     return out
-
-
-def node_value(store: OxigraphStore, node) -> Value:
-    """The value a KQA Pro value node stands for."""
-    props = {q.predicate.value: q.object.value for q in store.store.quads_for_pattern(node, None, None)}
-    if KQAPRO.date in props:
-        return Value(DATE, read_date(props[KQAPRO.date]))
-    if KQAPRO.unit in props:
-        return Value(QUANTITY, float(props[KQAPRO.value]), props[KQAPRO.unit])
-    if KQAPRO.year in props:
-        return Value(YEAR, int(props[KQAPRO.year]))
-    return Value(STRING, props[KQAPRO.value])
 
 
 def comparable(answer) -> set[str]:
