@@ -43,11 +43,13 @@ def plain(question: str) -> str:
 
 
 @lru_cache(maxsize=4)
-def _entity_table(kb) -> dict[str, str]:
-    table: dict[str, str] = {}
+def _entity_table(kb) -> dict[str, list[str]]:
+    """Normal form -> the KB's entity names with it ("Kevin Costner" the person and "kevin
+    costner" the tag share one)."""
+    table: dict[str, list[str]] = {}
     for name in kb.names[kb.n_concepts:]:
         if name:
-            table.setdefault(normal_form(name), name)
+            table.setdefault(normal_form(name), []).append(name)
     return table
 
 
@@ -66,9 +68,10 @@ def link(question: str, kb) -> Linked:
                 continue
             start, end = words[i][0], words[i + size - 1][1]
             span = text[start:end].strip(",;:'\"")
-            name = table.get(normal_form(span))
-            if name is None or not _plausible(span, lowercase, hinted):
+            names = table.get(normal_form(span))
+            if names is None or not _plausible(span, lowercase, hinted):
                 continue
+            name = span if span in names else names[0]  # the spelling the question uses
             found.append((start, start + len(span), name))
             taken |= set(range(i, i + size))
     found.sort()

@@ -177,18 +177,21 @@ class Compiler:
             clock = time.perf_counter()
             node, repairs = repair_finds(node, linked)
             try:
-                node, changes = self._ground(node, linked.question, opts)
-                attempt.changes = repairs + changes
+                grounded, changes = self._ground(node, linked.question, opts)
+                if _moved(changes, linked) and opts.execution_guidance:
+                    # Execution guidance traded the question's own entity for one that makes
+                    # a wrong program return something; keep the entity, so that the program
+                    # finds nothing and relation-path repair gets its turn.
+                    grounded, changes = self._ground(
+                        node, linked.question, replace(opts, execution_guidance=False))
+                node, attempt.changes = grounded, repairs + changes
             except KoplcError as err:
                 return replace(attempt, failed="grounding", error=err.render())
             finally:
                 seconds["grounding"] += time.perf_counter() - clock
             attempt.grounded = steps_syntax.print_program(node)
-            moved = [c for c in attempt.changes if c["op"] == "Find"
-                     and c["original"] in linked.entities]
+            moved = _moved(changes, linked)
             if moved:
-                # The question names this entity verbatim; a grounding that trades it for
-                # another only makes a wrong program return something.
                 return replace(attempt, failed="grounding", error=(
                     f"grounding replaced the question's entity {moved[0]['original']!r} by "
                     f"{moved[0]['replacement']!r}"))
@@ -253,3 +256,8 @@ class Compiler:
         if not good:
             return None
         return max(good, key=lambda i: attempts[i].score)
+
+
+def _moved(changes: list[dict], linked) -> list[dict]:
+    """The grounding changes that trade an entity the question names for another."""
+    return [c for c in changes if c["op"] == "Find" and c["original"] in linked.entities]

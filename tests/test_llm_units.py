@@ -50,6 +50,9 @@ def test_linking_finds_entities_without_brackets(kb):
     assert linked.masked() == "who directed the movies that ENT acted in?"
     assert link("what does [Tom Cullen] act in", kb).entities == ("Tom Cullen",)
     assert link("how is the weather today", kb).entities == ()
+    # one normal form, two entities: the spelling the question uses picks the tag or the person
+    assert link("what films are about [kevin costner]", kb).entities == ("kevin costner",)
+    assert link("what films did Kevin Costner star in", kb).entities == ("Kevin Costner",)
     # "the cast" is an article and one lower-case word: not a name in a mixed-case question
     assert link("which movies had Eric McCormack in the cast", kb).entities == ("Eric McCormack",)
 

@@ -56,21 +56,24 @@ def test_only_chains_are_edited(kb):
     assert chain_of(program("Find(Heat)", "Relate(directed_by, forward)", "QueryName()"))
 
 
-class WrongRelation:
-    """Fault injection: an LM that always writes a program with the wrong relation."""
+class Scripted:
+    """Fault injection: an LM that always writes the same (wrong) program."""
 
-    name = "wrong-relation"
+    name = "scripted"
+
+    def __init__(self, program: str):
+        self.program = program
 
     def generate(self, prompt, n=1, *args, **kwargs):
-        return ["Find(Jussi Vatanen)\nRelate(directed_by, backward)\n"
-                "Relate(in_language, forward)\nQueryName()"] * n
+        return [self.program] * n
 
     def score(self, prompt, continuation):
         return -float(len(continuation))
 
 
 def test_pipeline_repairs_a_program_that_finds_nothing():
-    compiler = api.compiler(lm=WrongRelation())
+    compiler = api.compiler(lm=Scripted("Find(Jussi Vatanen)\nRelate(directed_by, backward)\n"
+                                        "Relate(in_language, forward)\nQueryName()"))
     question = "what language are the films with Jussi Vatanen in"
     result = compiler.compile(question)
     assert result.best.source == "repair" and result.answer == ["Finnish"]
@@ -78,3 +81,16 @@ def test_pipeline_repairs_a_program_that_finds_nothing():
     assert result.best.changes[0]["edit"] == (
         "replace directed_by backward by starred_actors backward")
     assert compiler.compile(question, CompileOptions(repair=False)).answer == []
+
+
+def test_grounding_keeps_the_question_entity_so_repair_gets_its_turn():
+    """Execution guidance would trade "Submerged" for "Submarine", which makes this wrong
+    program answer something; the question's entity is kept and the program finds nothing."""
+    compiler = api.compiler(lm=Scripted("Find(Submarine)\nRelate(directed_by, forward)\n"
+                                        "Relate(directed_by, backward)\nQueryName()"))
+    options = CompileOptions(reuse=False, rerank=False, repair=False)
+    result = compiler.compile("the film [Submerged] starred which actors", options)
+    [attempt] = result.attempts
+    assert attempt.failed == "empty" and attempt.node is not None
+    assert "Find(Submerged)" in attempt.grounded
+    assert not any(c.get("replacement") == "Submarine" for c in attempt.changes)
