@@ -2,8 +2,9 @@
 
 A chain is ``Find(e) -> Relate(r1, d1) -> ... -> Relate(rn, dn) -> QueryName | Count``. The
 edits are the mistakes a small model makes on a question phrased unlike its demonstrations: a
-hop dropped (insert one), a hop added (delete one), a wrong relation or direction (substitute
-one), hops in the wrong order (swap two neighbours, or read them from the other end). Every neighbour is run on the KB; only
+hop dropped (insert one), a hop added (delete one, maybe replacing another too), a wrong
+relation or direction (substitute one), hops in the wrong order (swap two neighbours, or read
+them from the other end). Every neighbour is run on the KB; only
 those that answer something besides the question's own entities are kept. Which of them the
 question means is the caller's to decide (a scorer: the LM's likelihood, inverse consistency).
 """
@@ -54,14 +55,20 @@ def build(topic: str, hops: list[Hop], final: type) -> Node:
 
 
 def edits(hops: list[Hop], relations: list[str]) -> list[tuple[str, list[Hop]]]:
-    """Every hop list one edit away, each with a description of the edit."""
+    """Every hop list one edit away, and those with one hop deleted and another replaced (a
+    hop added is the commonest slip, often with the wrong relation beside it), each with a
+    description of the edit."""
     options = [(r, d) for r in relations for d in (Direction.FORWARD, Direction.BACKWARD)]
     out: list[tuple[str, list[Hop]]] = []
     for i in range(len(hops) + 1):
         out += [(f"insert {_text(h)} at {i + 1}", hops[:i] + [h] + hops[i:]) for h in options]
     for i, old in enumerate(hops):
         if len(hops) > 1:
-            out.append((f"delete {_text(old)}", hops[:i] + hops[i + 1:]))
+            shorter = hops[:i] + hops[i + 1:]
+            out.append((f"delete {_text(old)}", shorter))
+            out += [(f"delete {_text(old)}, replace {_text(kept)} by {_text(h)}",
+                     shorter[:j] + [h] + shorter[j + 1:])
+                    for j, kept in enumerate(shorter) for h in options if h != kept]
         out += [(f"replace {_text(old)} by {_text(h)}", hops[:i] + [h] + hops[i + 1:])
                 for h in options if h != old]
         if i + 1 < len(hops) and hops[i + 1] != old:
