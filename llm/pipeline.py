@@ -144,7 +144,7 @@ class Compiler:
                          for text in more]
             chosen = self._pick(attempts, linked.question, seconds)
         if chosen is None and opts.repair:
-            chosen = self._repair(attempts, linked.question, seconds)
+            chosen = self._repair(attempts, linked.question, prompt, seconds)
         if reused is not None:
             attempts.append(reused)  # kept for --explain, after the generated ones
         return Compiled(linked.question, list(linked.entities), list(linked.concepts),
@@ -212,9 +212,12 @@ class Compiler:
             attempt.answer, attempt.failed = [], "empty"
         return attempt
 
-    def _repair(self, attempts: list[Attempt], question: str, seconds) -> int | None:
+    def _repair(self, attempts: list[Attempt], question: str, prompt: str,
+                seconds) -> int | None:
         """Relation-path repair: the chains one edit away from a program that ran but found
-        nothing, kept when the KB answers them, picked by inverse consistency."""
+        nothing, kept when the KB answers them, picked by how well each explains the question
+        (inverse consistency) plus how likely the model finds it as its own program (its
+        log-likelihood after the prompt), both per character."""
         from koplc.kopl.grounding.path_edits import neighbours
 
         clock = time.perf_counter()
@@ -228,12 +231,17 @@ class Compiler:
             attempts.append(Attempt(
                 calls_of(text), source="repair", program=text, grounded=text,
                 changes=[{"pass": "path-repair", "op": "Relate", "edit": n.edit}],
-                answer=list(n.answer), score=inverse_consistency(self.lm, text, question),
+                answer=list(n.answer), score=self._repair_score(text, question, prompt),
                 node=n.program))
         seconds["repair"] = time.perf_counter() - clock
         if len(attempts) == first:
             return None
         return max(range(first, len(attempts)), key=lambda i: attempts[i].score)
+
+    def _repair_score(self, text: str, question: str, prompt: str) -> float:
+        calls = calls_of(text) + "\n\n"
+        own = self.lm.score(prompt, calls) / len(calls)
+        return inverse_consistency(self.lm, text, question) + own
 
     def _ground(self, node, question: str, opts: CompileOptions):
         from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
