@@ -42,6 +42,18 @@ class Tokenizer:
         return self.inner(masked, truncation=True, max_length=MAX_TOKENS)["input_ids"]
 
 
+def relation_name_ids(tokenizer: Tokenizer, relations: list[str], n_types: int,
+                      width: int = 8) -> torch.Tensor:
+    """n_types x width word-piece ids of each edge type's relation name ("written_by" ->
+    "written by"; both directions share the name; the self-loop has none), 0-padded."""
+    ids = torch.zeros(n_types, width, dtype=torch.long)
+    for t in range(min(n_types, 2 * len(relations))):
+        name = relations[t % len(relations)].replace("_", " ")
+        pieces = tokenizer.inner(name, add_special_tokens=False)["input_ids"][:width]
+        ids[t, :len(pieces)] = torch.tensor(pieces)
+    return ids
+
+
 def minilm_embeddings() -> torch.Tensor:
     """MiniLM's word-piece input-embedding matrix (vocab x 384), read offline."""
     from safetensors.torch import load_file

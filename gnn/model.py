@@ -42,6 +42,7 @@ class Config:
     hops: int = 3
     size: int = 2000
     lam: float = 0.05
+    name_prior: bool = True
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -67,7 +68,8 @@ def inverse_types(kinds: torch.Tensor, n_types: int) -> torch.Tensor:
 class KBIGER(nn.Module):
     """The student (or one direction of the teacher) network."""
 
-    def __init__(self, config: Config, words: torch.Tensor | None = None):
+    def __init__(self, config: Config, words: torch.Tensor | None = None,
+                 name_ids: torch.Tensor | None = None):
         super().__init__()
         self.config = config
         d = config.dim
@@ -83,7 +85,22 @@ class KBIGER(nn.Module):
         self.match = nn.Linear(d, d)                             # W_R, eq. 8
         self.message = nn.Linear(d, d)                           # eq. 9
         self.update = nn.Linear(2 * d, d)                        # eq. 11
+        if config.name_prior:
+            # word-piece ids of each edge type's relation name (0-padded; the self-loop has none)
+            self.register_buffer("name_ids", name_ids if name_ids is not None
+                                 else torch.zeros(config.n_types, 8, dtype=torch.long))
+            self.prior_scale = nn.Parameter(torch.tensor(5.0))
 
+    def name_prior(self, attention: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+        """B x T: cosine between the words the instruction attends to and each edge type's
+        relation name, in the word-embedding space ("wrote" near "written", "genre" near
+        "has genre"), scaled by a learnt factor."""
+        attended = (attention[..., None] * self.words(tokens)).sum(1)
+        real = (self.name_ids != 0).float()  # not the padding (MiniLM's [PAD] is no zero row)
+        names = (self.words(self.name_ids) * real[..., None]).sum(1)
+        names = names / real.sum(1, keepdim=True).clamp(min=1)
+        return self.prior_scale * nn.functional.cosine_similarity(
+            attended[:, None, :], names[None], dim=-1, eps=EPS)
     def encode(self, tokens: torch.Tensor, mask: torch.Tensor):
         """Token states h_j (B x L x d) and the question vector q (B x d)."""
         lengths = mask.sum(1).clamp(min=1).cpu()
@@ -118,7 +135,10 @@ class KBIGER(nn.Module):
             logits = self.attend(query[:, None] * states).squeeze(-1)                 # eq. 3-4
             attention = torch.softmax(logits.masked_fill(~batch.token_mask, -1e9), -1)
             instruction = (attention[..., None] * states).sum(1)                       # eq. 5
-            weights = torch.softmax(self.match(instruction) @ relation.T, -1)          # eq. 8
+            logits = self.match(instruction) @ relation.T                              # eq. 8
+            if self.config.name_prior:
+                logits = logits + self.name_prior(attention, batch.tokens)
+            weights = torch.softmax(logits, -1)
             flow = score[src] * weights[edge_owner, kinds]                             # eq. 9
             typed = torch.zeros(n * n_types).index_add(0, slot, flow).view(n, n_types)
             mass = typed.sum(1)                                                        # eq. 10
@@ -137,11 +157,12 @@ class KBIGER(nn.Module):
 class Reasoner(nn.Module):
     """The student plus, when `config.teacher`, a forward/backward teacher (eqs. 12-14)."""
 
-    def __init__(self, config: Config, words: torch.Tensor | None = None):
+    def __init__(self, config: Config, words: torch.Tensor | None = None,
+                 name_ids: torch.Tensor | None = None):
         super().__init__()
         self.config = config
-        self.student = KBIGER(config, words)
-        self.teacher = KBIGER(config, words) if config.teacher else None
+        self.student = KBIGER(config, words, name_ids)
+        self.teacher = KBIGER(config, words, name_ids) if config.teacher else None
 
     def loss(self, batch) -> tuple[torch.Tensor, Trace]:
         """Student answer loss plus lambda x KL to the teacher's intermediate distributions,

@@ -12,7 +12,7 @@ import torch
 from tqdm import tqdm
 
 from koplc.gnn import checkpoint
-from koplc.gnn.data import build_examples, collate, minilm_embeddings
+from koplc.gnn.data import Tokenizer, build_examples, collate, minilm_embeddings, relation_name_ids
 from koplc.gnn.emit import predict
 from koplc.gnn.model import Config, Reasoner, topic_scores
 from koplc.kopl.metaqa import f1
@@ -24,7 +24,9 @@ def train(examples: list, valid: list, folder: Path, config: Config, relations: 
     """Train (resuming from folder's checkpoint if there is one); returns the history."""
     torch.manual_seed(seed)
     words = minilm_embeddings() if config.pretrained else None
-    reasoner = Reasoner(config, words)
+    names = relation_name_ids(Tokenizer(), relations, config.n_types) \
+        if config.name_prior else None
+    reasoner = Reasoner(config, words, names)
     optimizer = torch.optim.Adam([p for p in reasoner.parameters() if p.requires_grad], lr=lr)
     history: list[dict] = []
     first = 0

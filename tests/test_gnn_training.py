@@ -30,3 +30,28 @@ def test_checkpoint_and_plot_written_and_resume_is_a_no_op():
     assert state["epoch"] == 0 and len(state["history"]) == 1
     again = api.gnn_train(KB, TRAIN, folder, exclude=VERIFIED, progress=False, **TINY)
     assert again["history"] == state["history"]
+
+
+def test_name_prior_relates_question_words_to_relation_names():
+    import torch
+
+    from koplc.gnn.data import Tokenizer
+    from koplc.gnn.frontend import load_model
+
+    folder, _ = tiny_model()
+    state, parts = load_model(api.load_kb(KB), folder)
+    student, relations = state["reasoner"].student, state["relations"]
+    assert student.config.name_prior
+    ids = [Tokenizer().encode(q, "X") for q in ("the screenplay was written by whom",
+                                                "who directed the film")]
+    tokens = torch.zeros(2, max(map(len, ids)), dtype=torch.long)
+    for row, pieces in enumerate(ids):
+        tokens[row, :len(pieces)] = torch.tensor(pieces)
+    attention = (tokens != 0).float() / (tokens != 0).sum(1, keepdim=True)
+    with torch.no_grad():
+        prior = student.name_prior(attention, tokens) / student.prior_scale
+    written, directed = relations.index("written_by"), relations.index("directed_by")
+    assert prior[0, written] > prior[0, directed] and prior[1, directed] > prior[1, written]
+    assert torch.equal(prior[:, -1], torch.zeros(2))  # the self-loop has no name
+    n_rel = len(relations)
+    assert torch.allclose(prior[:, :n_rel], prior[:, n_rel:2 * n_rel])  # both directions
