@@ -4,9 +4,10 @@ Equation numbers follow the paper. Instructions attend over the BiLSTM question 
 previous instruction, the question and, unless `feedback` is off, the reasoning graph aggregated
 by the previous entity distribution (eqs. 1-6). Entities start from their incident relations
 (eq. 7). Relation matching (eq. 8) is made explicit: each instruction scores every edge type,
-the self-loop included, with a softmax; a node's score is the instruction-weighted mass its
-incoming edges carry (eqs. 9-10, capped at 1), and entity states take the matched relation
-messages (eq. 11). Because every step's relation weighting is explicit, the emitted program
+the self-loop included, with a softmax (plus, unless `name_prior` is off, the similarity of the
+attended question words to the relation's name in MiniLM's word space); a node's score is the
+instruction-weighted mass its incoming edges carry (eqs. 9-10, capped at 1), and entity states
+take the matched relation messages (eq. 11). Because every step's relation weighting is explicit, the emitted program
 (the best relation per step) computes what the network computes. `reverse` reasons over
 inverted edges (the teacher's backward pass, eqs. 12-14).
 
@@ -101,6 +102,7 @@ class KBIGER(nn.Module):
         names = names / real.sum(1, keepdim=True).clamp(min=1)
         return self.prior_scale * nn.functional.cosine_similarity(
             attended[:, None, :], names[None], dim=-1, eps=EPS)
+
     def encode(self, tokens: torch.Tensor, mask: torch.Tensor):
         """Token states h_j (B x L x d) and the question vector q (B x d)."""
         lengths = mask.sum(1).clamp(min=1).cpu()
@@ -135,10 +137,10 @@ class KBIGER(nn.Module):
             logits = self.attend(query[:, None] * states).squeeze(-1)                 # eq. 3-4
             attention = torch.softmax(logits.masked_fill(~batch.token_mask, -1e9), -1)
             instruction = (attention[..., None] * states).sum(1)                       # eq. 5
-            logits = self.match(instruction) @ relation.T                              # eq. 8
+            type_logits = self.match(instruction) @ relation.T                         # eq. 8
             if self.config.name_prior:
-                logits = logits + self.name_prior(attention, batch.tokens)
-            weights = torch.softmax(logits, -1)
+                type_logits = type_logits + self.name_prior(attention, batch.tokens)
+            weights = torch.softmax(type_logits, -1)
             flow = score[src] * weights[edge_owner, kinds]                             # eq. 9
             typed = torch.zeros(n * n_types).index_add(0, slot, flow).view(n, n_types)
             mass = typed.sum(1)                                                        # eq. 10
