@@ -35,16 +35,15 @@ class Demo:
 
     def adapted(self, entity: str) -> str:
         """The program, one call a line, with its Find pointed at `entity` instead."""
-        node = steps_syntax.parse(self.program).program
-        node = _renamed(node, {name: entity for name in self.entities})
+        from koplc.kopl.grounding.rewrite import rebuild
+
+        def visit(node, expected):
+            if node.op == "Find" and node.name in self.entities:
+                return node.model_copy(update={"name": entity}), []
+            return node, []
+
+        node, _ = rebuild(steps_syntax.parse(self.program).program, visit)
         return calls_of(steps_syntax.print_program(node))
-
-
-def _renamed(node, names: dict[str, str]):
-    if node.op == "Find" and node.name in names:
-        return node.model_copy(update={"name": names[node.name]})
-    updates = {f: _renamed(getattr(node, f), names) for f in node.child_fields()}
-    return node.model_copy(update=updates) if updates else node
 
 
 _LABEL = re.compile(r"^\s*Step\s+\d+\s*:\s*", re.IGNORECASE)
@@ -96,7 +95,7 @@ def metaqa_pool(folder: str | Path, hops=(1, 2, 3), per_function: int = 1000,
                 if template in seen:
                     continue
                 program = gold_program(q.topic, q.qtype)
-                keys = {(info_of(n).name, q.qtype) for n in _nodes(program)}
+                keys = {(info_of(n).name, q.qtype) for _, n in program.walk()}
                 if all(per_key.get(k, 0) >= per_function for k in keys):
                     continue
                 seen.add(template)
@@ -105,12 +104,6 @@ def metaqa_pool(folder: str | Path, hops=(1, 2, 3), per_function: int = 1000,
                 pool.append(Demo(plain(q.text), (q.topic,), steps_syntax.print_program(program),
                                  template))
     return pool
-
-
-def _nodes(node):
-    yield node
-    for child in node.children:
-        yield from _nodes(child)
 
 
 class DemoSelector:

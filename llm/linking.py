@@ -133,7 +133,4 @@ def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
 
 def find_names(node) -> set[str]:
     """The names a program's Find steps start from."""
-    names = {node.name} if node.op == "Find" else set()
-    for child in node.children:
-        names |= find_names(child)
-    return names
+    return {n.name for _, n in node.walk() if n.op == "Find"}
