@@ -53,7 +53,7 @@ def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: 
     cut = max(1, int(len(examples) * valid_fraction))
     history = train(examples[cut:], examples[:cut], out, config, parts.graph.relations,
                     epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, progress=progress,
-                    log=log)
+                    log=log, tokenizer=parts.tokenizer)
     return {"questions": len(questions), "examples": len(examples), "history": history}
 
 

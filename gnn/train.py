@@ -20,11 +20,12 @@ from koplc.kopl.metaqa import f1
 
 def train(examples: list, valid: list, folder: Path, config: Config, relations: list[str],
           *, epochs: int = 5, batch_size: int = 32, lr: float = 1e-3, seed: int = 0,
-          progress: bool = True, log=None) -> list[dict]:
-    """Train (resuming from folder's checkpoint if there is one); returns the history."""
+          progress: bool = True, log=None, tokenizer: Tokenizer | None = None) -> list[dict]:
+    """Train (resuming from folder's checkpoint if there is one); returns the history.
+    `tokenizer` spells the relation names for the name prior (loaded when not given)."""
     torch.manual_seed(seed)
     words = minilm_embeddings() if config.pretrained else None
-    names = relation_name_ids(Tokenizer(), relations, config.n_types) \
+    names = relation_name_ids(tokenizer or Tokenizer(), relations, config.n_types) \
         if config.name_prior else None
     reasoner = Reasoner(config, words, names)
     optimizer = torch.optim.Adam([p for p in reasoner.parameters() if p.requires_grad], lr=lr)
