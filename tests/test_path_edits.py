@@ -37,7 +37,22 @@ def test_edits_cover_insert_delete_replace_swap_and_turn():
         ("starred_actors", B), ("written_by", F)]
     assert found["delete written_by backward, replace starred_actors forward by written_by "
                  "forward"] == [("written_by", F)]
-    assert len(found) == 3 * 4 + 2 * (1 + 3) + 2 * 3 + 2
+    assert found["insert written_by forward at 2, flip starred_actors forward"] == [
+        ("written_by", B), ("written_by", F), ("starred_actors", B)]
+    assert len(found) == 3 * 4 + 4 + 2 * (1 + 3) + 2 * 3 + 2
+
+
+def test_a_dropped_middle_hop_is_put_back_with_the_next_hop_turned(kb):
+    """"the movies directed by the director of Ratcatcher starred who": the model went from
+    the director straight to starred_actors, backward as if it stood at a person."""
+    wrong = program("Find(Ratcatcher)", "Relate(directed_by, forward)",
+                    "Relate(starred_actors, backward)", "QueryName()")
+    assert list(execute(wrong, kb, DEFAULT).items()) == []
+    found = {n.edit: n for n in neighbours(wrong, kb)}
+    fixed = found["insert directed_by backward at 2, flip starred_actors backward"]
+    assert chain_of(fixed.program)[1] == [("directed_by", F), ("directed_by", B),
+                                          ("starred_actors", F)]
+    assert {"Samantha Morton", "Tilda Swinton"} <= set(fixed.answer)
 
 
 def test_a_dropped_hop_is_put_back(kb):

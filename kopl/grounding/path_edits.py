@@ -2,7 +2,7 @@
 
 A chain is ``Find(e) -> Relate(r1, d1) -> ... -> Relate(rn, dn) -> QueryName | Count``. The
 edits are the mistakes a small model makes on a question phrased unlike its demonstrations: a
-hop dropped (insert one), a hop added (delete one, maybe replacing another too), a wrong
+hop dropped (insert one; mid-chain, maybe with the next hop's direction flipped), a hop added (delete one, maybe replacing another too), a wrong
 relation or direction (substitute one), hops in the wrong order (swap two neighbours, or read
 them from the other end). Every neighbour is run on the KB; only
 those that answer something besides the question's own entities are kept. Which of them the
@@ -62,6 +62,12 @@ def edits(hops: list[Hop], relations: list[str]) -> list[tuple[str, list[Hop]]]:
     out: list[tuple[str, list[Hop]]] = []
     for i in range(len(hops) + 1):
         out += [(f"insert {_text(h)} at {i + 1}", hops[:i] + [h] + hops[i:]) for h in options]
+        if 0 < i < len(hops):
+            # A hop dropped mid-chain leaves the next hop standing at the wrong end (a person
+            # where a movie should be), so the model wrote it the other way round.
+            after = _flipped(hops[i])
+            out += [(f"insert {_text(h)} at {i + 1}, flip {_text(hops[i])}",
+                     hops[:i] + [h, after] + hops[i + 1:]) for h in options]
     for i, old in enumerate(hops):
         if len(hops) > 1:
             shorter = hops[:i] + hops[i + 1:]
