@@ -11,7 +11,7 @@ import torch
 
 from koplc.gnn.errors import GnnError
 from koplc.gnn.subgraph import Retriever, depths, link_topic
-from koplc.kopl.metaqa import read_questions
+from koplc.kopl.metaqa import hops_of, read_questions
 
 MAX_TOKENS = 32
 
@@ -91,6 +91,30 @@ def without(questions: list, held_out: list) -> list:
     """The questions whose text is not among the held-out ones."""
     texts = {q.text for q in held_out}
     return [q for q in questions if q.text not in texts]
+
+
+def type_consistent(questions: list, kb) -> list:
+    """The questions whose own type's relation chain (MetaQA's ``movie_to_writer`` is
+    written_by forward) reaches at least one of their answers in `kb`. The others are
+    mislabelled for this KB: e.g. 548 of the 1,311 unverified 1-hop dev questions ask for a
+    writer and are answered with the director. A question of no MetaQA type is kept."""
+    kept = []
+    for q in questions:
+        try:
+            chain = hops_of(q.qtype)
+        except ValueError:
+            chain = []
+        if not chain:
+            kept.append(q)
+            continue
+        nodes = set(kb.name_to_nodes.get(q.topic, ()))
+        for relation, direction in chain:
+            index = (kb.out_objects if direction.value == "forward" else kb.in_objects)
+            step = index.get(relation, {})
+            nodes = {m for n in nodes for m in step.get(n, ())}
+        if any(kb.names[n] in q.answers and kb.names[n] != q.topic for n in nodes):
+            kept.append(q)
+    return kept
 
 
 def build_examples(questions: list, retriever: Retriever, tokenizer: Tokenizer,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from koplc.gnn import checkpoint
-from koplc.gnn.data import Tokenizer, build_examples, read_files, without
+from koplc.gnn.data import Tokenizer, build_examples, read_files, type_consistent, without
 from koplc.gnn.emit import Prediction, predict
 from koplc.gnn.errors import GnnError
 from koplc.gnn.model import Config
@@ -36,11 +36,14 @@ def setup(kb, config: Config, cache_dir: Path | None) -> Setup:
 def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: int | None = None,
                 epochs: int = 5, batch_size: int = 32, valid_fraction: float = 0.03,
                 lr: float = 3e-3, seed: int = 0, progress: bool = True, log=None,
-                **options) -> dict:
-    """Train KBIGER on the questions of `train_files` minus those in `exclude`."""
+                type_filter: bool = True, **options) -> dict:
+    """Train KBIGER on the questions of `train_files` minus those in `exclude` (and, with
+    `type_filter`, minus those whose type's relation chain reaches none of their answers)."""
     out = Path(out)
     config = Config(**options)
     questions = without(read_files(train_files), read_files(list(exclude)))
+    if type_filter:
+        questions = type_consistent(questions, kb)
     random.Random(seed).shuffle(questions)
     if limit:
         questions = questions[:limit]

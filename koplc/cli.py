@@ -251,6 +251,9 @@ def _add_gnn(commands) -> None:
     train.add_argument("--no-name-prior", action="store_true",
                        help="match instructions to edge types by learnt vectors only (default: "
                        "plus the word similarity of the attended words and the relation name)")
+    train.add_argument("--no-type-filter", action="store_true",
+                       help="keep questions whose MetaQA type's relation chain reaches none of "
+                       "their answers in the KB (default: drop them as mislabelled)")
     train.add_argument("--scratch", action="store_true",
                        help="train word embeddings from scratch (default: MiniLM's, frozen)")
     train.set_defaults(run=_gnn_train)
@@ -268,7 +271,7 @@ def _gnn_train(args) -> int:
         size=args.size, lam=args.lam, lr=args.lr, seed=args.seed,
         feedback=not args.no_feedback,
         teacher=not args.no_teacher, pretrained=not args.scratch,
-        name_prior=not args.no_name_prior,
+        name_prior=not args.no_name_prior, type_filter=not args.no_type_filter,
         log=lambda row: print(json.dumps(row), flush=True))
     print(f"trained on {result['examples']} of {result['questions']} questions "
           "(the rest have no answer in their subgraph or no KB topic)")
