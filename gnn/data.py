@@ -97,7 +97,7 @@ def type_consistent(questions: list, kb) -> list:
     """The questions whose own type's relation chain (MetaQA's ``movie_to_writer`` is
     written_by forward) reaches at least one of their answers in `kb`. The others are
     mislabelled for this KB: e.g. 548 of the 1,311 unverified 1-hop dev questions ask for a
-    writer and are answered with the director. A question of no MetaQA type is kept."""
+    film's writer, yet written_by reaches none of their answers. A question of no MetaQA type is kept."""
     kept = []
     for q in questions:
         try:
