@@ -8,12 +8,11 @@ import pkgutil
 
 import pytest
 
-SUBPACKAGES = ("grammar", "kopl", "sexpr", "sparql_backend", "llm", "gnn")
+SUBPACKAGES = ("cli", "grammar", "kopl", "sexpr", "sparql_backend", "llm", "gnn")
 
 
 def _modules():
     yield "koplc.api"
-    yield "koplc.cli"
     for sub in SUBPACKAGES:
         package = importlib.import_module(f"koplc.{sub}")
         yield package.__name__

@@ -1,0 +1,208 @@
+"""The front ends' commands: compile (LLM or GNN), eval, gnn train/eval."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from koplc import api
+from koplc.cli.common import EXIT_USER_ERROR, read_input
+from koplc.kopl.errors import KoplcError
+
+EMITS = ("kopl", "ir-json", "sparql", "answer", "all")
+
+RESPONSE_CACHE_HELP = ("sqlite file of cached LM responses, or 'off' (default: "
+                       "$KOPLC_RESPONSE_CACHE, else responses.sqlite in koplc's cache folder)")
+
+NO_REUSE_HELP = ("always generate: do not reuse the program of a pool question phrased exactly "
+                 "like this one")
+
+
+def add_compile(commands) -> None:
+    compile_cmd = commands.add_parser(
+        "compile", help="compile questions into grounded KoPL, SPARQL and answers",
+        description="compile natural-language questions (one per line) with the LLM front end")
+    compile_cmd.add_argument("file", metavar="FILE", help="question file, or - for standard input")
+    compile_cmd.add_argument("--kb", help="KB file (default: the MetaQA movie KB shipped with koplc)")
+    compile_cmd.add_argument("--lm", default="embedded",
+                             help="embedded (default), an OpenAI-compatible server URL, a .gguf "
+                             "file or a Hugging Face model folder")
+    compile_cmd.add_argument("--emit", default="all", choices=EMITS)
+    compile_cmd.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
+    compile_cmd.add_argument("--explain", action="store_true",
+                             help="also print every stage's output (on standard error)")
+    compile_cmd.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
+    compile_cmd.add_argument("--frontend", choices=["llm", "gnn"], default="llm")
+    compile_cmd.add_argument("--model", help="GNN model folder (--frontend gnn)")
+    compile_cmd.set_defaults(run=_compile)
+    evaluate = commands.add_parser("eval", help="evaluate the LLM front end on a dataset",
+                                   description="Hits@1, F1 and a failure breakdown")
+    evaluate.add_argument("--dataset", default="metaqa", choices=["metaqa"])
+    evaluate.add_argument("--split", default="dev", choices=["dev"])
+    evaluate.add_argument("--data", default="../shared/data/metaqa",
+                          help="folder holding qa_{1,2,3}hop_dev.tsv")
+    evaluate.add_argument("--hops", default="1,2,3")
+    evaluate.add_argument("--limit", type=int, help="questions per hop")
+    evaluate.add_argument("--kb", help="KB file (default: the shipped MetaQA KB)")
+    evaluate.add_argument("--lm", default="embedded")
+    evaluate.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
+    evaluate.add_argument("--leave-template-out", action="store_true")
+    evaluate.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
+    evaluate.add_argument("--out", default="predictions.jsonl")
+    evaluate.set_defaults(run=_eval)
+
+
+def _compile(args) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # koplc never downloads a model at run time
+    if args.frontend == "gnn":
+        if not args.kb or not args.model:
+            raise KoplcError("--frontend gnn needs --kb and --model", code="usage")
+        return _gnn_compile(args)
+    from koplc.llm.pipeline import CompileOptions
+
+    questions = api.read_questions_file(args.file)
+    compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache),
+                            options=CompileOptions(reuse=not args.no_reuse))
+    failed = False
+    for question in questions:
+        try:
+            result = compiler.compile(question)
+        except KoplcError as err:
+            if len(questions) == 1:
+                raise
+            print(json.dumps({"question": question, "ok": False, "error": err.render()}))
+            failed = True
+            continue
+        failed |= not result.answer
+        record = _compiled_record(result, args.emit)
+        if len(questions) > 1:
+            print(json.dumps(record, ensure_ascii=False))
+        else:
+            _print_compiled(record, args.emit)
+        if args.explain:
+            print(json.dumps(result.to_json(), indent=1, ensure_ascii=False), file=sys.stderr)
+    if failed and len(questions) == 1:
+        best = result.best or result.attempts[-1]
+        print(f"koplc: no answer: {best.failed}: {best.error or 'the program found nothing'}",
+              file=sys.stderr)
+    return EXIT_USER_ERROR if failed else 0
+
+
+def _compiled_record(result, emit: str) -> dict:
+    best = result.best or result.attempts[-1]
+    node = best.node
+    record = {"question": result.question, "ok": bool(result.answer)}
+    if emit in ("kopl", "all"):
+        record["kopl"] = best.grounded or best.program or best.raw
+    if emit in ("ir-json", "all") and node is not None:
+        record["ir"] = node.model_dump(mode="json")
+    if emit in ("sparql", "all") and node is not None:
+        record["sparql"] = api.lower_sparql(node)
+    if emit in ("answer", "all"):
+        record["answer"] = result.answer
+    return record
+
+
+def _print_compiled(record: dict, emit: str) -> None:
+    if emit == "answer":
+        print("\n".join(record["answer"]))
+        return
+    if emit == "ir-json":
+        print(json.dumps(record.get("ir"), indent=2, ensure_ascii=False))
+        return
+    for key, title in (("kopl", "program"), ("sparql", "SPARQL"), ("answer", "answer")):
+        if key in record:
+            value = record[key]
+            text = "\n".join(value) if isinstance(value, list) else value
+            print(f"{title}:\n{text}\n" if emit == "all" else text)
+
+
+def _eval(args) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from tqdm import tqdm
+
+    from koplc.llm.evaluate import dev_questions, evaluate_one, summarize, write_jsonl
+    from koplc.llm.pipeline import CompileOptions
+
+    hops = tuple(int(h) for h in args.hops.split(","))
+    questions = dev_questions(args.data, hops, args.limit)
+    compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache))
+    options = CompileOptions(reuse=not args.no_reuse)
+    records = [evaluate_one(compiler, q, options, args.leave_template_out)
+               for q in tqdm(questions, desc="eval", unit="q")]
+    write_jsonl(records, args.out)
+    print(json.dumps(summarize(records), indent=1))
+    return 0
+
+
+def add_gnn(commands) -> None:
+    gnn = commands.add_parser("gnn", help="train or evaluate the KBIGER GNN front end",
+                              description="GNN front-end commands")
+    gnn_commands = gnn.add_subparsers(required=True, metavar="GNN_COMMAND")
+    train = gnn_commands.add_parser("train", help="train on MetaQA tsv files (resumable)")
+    train.add_argument("--kb", required=True, help="KB file (.txt MetaQA triples or .json)")
+    train.add_argument("--train", nargs="+", required=True, metavar="FILE")
+    train.add_argument("--exclude", nargs="*", default=[], metavar="FILE",
+                       help="drop training questions that appear in these files")
+    train.add_argument("--out", required=True, help="model folder (checkpoint, plot)")
+    train.add_argument("--epochs", type=int, default=5)
+    train.add_argument("--batch-size", type=int, default=32)
+    train.add_argument("--limit", type=int, help="train on this many questions only")
+    train.add_argument("--dim", type=int, default=64)
+    train.add_argument("--steps", type=int, default=3)
+    train.add_argument("--size", type=int, default=2000, help="subgraph size cap (PPR)")
+    train.add_argument("--lam", type=float, default=0.05, help="teacher KL weight")
+    train.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate")
+    train.add_argument("--seed", type=int, default=0, help="shuffling and initialisation seed")
+    train.add_argument("--no-feedback", action="store_true", help="ablation: no graph feedback")
+    train.add_argument("--no-teacher", action="store_true", help="ablation: no teacher")
+    train.add_argument("--no-name-prior", action="store_true",
+                       help="match instructions to edge types by learnt vectors only (default: "
+                       "plus the word similarity of the attended words and the relation name)")
+    train.add_argument("--no-type-filter", action="store_true",
+                       help="keep questions whose MetaQA type's relation chain reaches none of "
+                       "their answers in the KB (default: drop them as mislabelled)")
+    train.add_argument("--scratch", action="store_true",
+                       help="train word embeddings from scratch (default: MiniLM's, frozen)")
+    train.set_defaults(run=_gnn_train)
+    evaluate = gnn_commands.add_parser("eval", help="Hits@1, F1 per hop, faithfulness")
+    evaluate.add_argument("--kb", required=True)
+    evaluate.add_argument("--model", required=True, help="model folder")
+    evaluate.add_argument("--data", nargs="+", required=True, metavar="FILE")
+    evaluate.set_defaults(run=_gnn_eval)
+
+
+def _gnn_train(args) -> int:
+    result = api.gnn_train(
+        args.kb, args.train, args.out, exclude=args.exclude, epochs=args.epochs,
+        batch_size=args.batch_size, limit=args.limit, dim=args.dim, steps=args.steps,
+        size=args.size, lam=args.lam, lr=args.lr, seed=args.seed,
+        feedback=not args.no_feedback,
+        teacher=not args.no_teacher, pretrained=not args.scratch,
+        name_prior=not args.no_name_prior, type_filter=not args.no_type_filter,
+        log=lambda row: print(json.dumps(row), flush=True))
+    print(f"trained on {result['examples']} of {result['questions']} questions "
+          "(the rest have no answer in their subgraph or no KB topic)")
+    return 0
+
+
+def _gnn_eval(args) -> int:
+    for split, metrics in api.gnn_eval(args.kb, args.model, args.data).items():
+        print(split, json.dumps(metrics))
+    return 0
+
+
+def _gnn_compile(args) -> int:
+    if getattr(args, "frontend", None) not in (None, "gnn"):
+        raise KoplcError(f"the {args.frontend} front end is not available in compile here",
+                         code="usage")
+    if not args.model:
+        raise KoplcError("--frontend gnn needs --model DIR (a trained GNN)", code="usage")
+    result = api.gnn_compile(read_input(args.file), args.kb, args.model)
+    print(f"program: {result['program']}")
+    print(f"SPARQL:\n{result['sparql']}")
+    print(f"answer: {json.dumps(result['answers'], ensure_ascii=False)}")
+    print(f"faithful: {result['faithful']} (GNN: {len(result['gnn_answers'])} answers, "
+          f"program: {len(result['program_answers'])})")
+    return 0

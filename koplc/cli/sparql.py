@@ -1,0 +1,92 @@
+"""SPARQL commands: koplc lower, koplc run --backend oxigraph|endpoint, koplc kb export."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+
+from koplc import api
+from koplc.cli.common import emit_batch, read_input
+from koplc.kopl.errors import KoplcError
+
+
+def _sparql_options(sub: argparse.ArgumentParser) -> None:
+    from koplc.sparql_backend.encodings import ENCODINGS
+
+    sub.add_argument("--encoding", default="kqapro", choices=sorted(ENCODINGS),
+                     help="the RDF encoding of the KB (default: kqapro)")
+
+
+def add_backend(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--backend", default="native", choices=api.BACKENDS,
+                     help="execute natively (default), on pyoxigraph, or on a SPARQL endpoint")
+    sub.add_argument("--endpoint", help="SPARQL endpoint URL (for --backend endpoint)")
+    sub.add_argument("--store", help="persistent pyoxigraph folder for the KB (loaded once)")
+    sub.add_argument("--timeout", type=float, default=30.0, help="endpoint timeout, seconds")
+    _sparql_options(sub)
+
+
+def add_lower(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--to", dest="target", default="sparql", choices=["sparql"])
+    sub.add_argument("--no-findall-concepts", action="store_true",
+                     help="FindAll returns entities only (the engine includes concepts)")
+    sub.add_argument("--inclusive-comparators", action="store_true", help="allow <= and >=")
+    sub.add_argument("--today", type=date.fromisoformat, help="the date NOW means (yyyy-mm-dd)")
+    _sparql_options(sub)
+
+
+def add_kb_export(kb_commands) -> None:
+    export = kb_commands.add_parser("export", help="write the KB as N-Triples in an RDF "
+                                    "encoding (kqapro, plain, freebase)")
+    export.add_argument("kb", metavar="KB")
+    export.add_argument("--to", dest="out", help="output .nt file, written atomically "
+                        "(default: stdout)")
+    _sparql_options(export)
+    export.set_defaults(run=_kb_export)
+
+
+def _options(args):
+    from koplc.kopl.execute import ExecOptions
+
+    return ExecOptions(unit_conversion=getattr(args, "unit_conversion", False),
+                       findall_concepts=not args.no_findall_concepts,
+                       inclusive_comparators=args.inclusive_comparators, today=args.today)
+
+
+def lower(args) -> int:
+    if args.jsonl:
+        return emit_batch(args, lambda text: {
+            "ok": True, "sparql": api.lower(text, args.encoding, args.source, _options(args))})
+    print(api.lower(read_input(args.file), args.encoding, args.source, _options(args)))
+    return 0
+
+
+def run_sparql(args) -> int:
+    if args.backend == "endpoint":
+        from koplc.sparql_backend.endpoint import Endpoint
+
+        if not args.endpoint:
+            raise KoplcError("--backend endpoint needs --endpoint URL", code="usage")
+        kb, store = None, Endpoint(args.endpoint, timeout=args.timeout)
+    else:
+        kb = api.load_kb(args.kb)
+        store = api.sparql_store(kb, args.encoding, kb_path=args.kb, store_dir=args.store)
+
+    def job(text: str) -> dict:
+        return {"ok": True, **api.run(text, kb, args.source, _options(args), backend=args.backend,
+                                      store=store, encoding=args.encoding).to_json()}
+    if args.jsonl:
+        return emit_batch(args, job)
+    answer = job(read_input(args.file))
+    answer.pop("ok")
+    print(json.dumps(answer, ensure_ascii=False))
+    return 0
+
+
+def _kb_export(args) -> int:
+    text = api.kb_export(api.load_kb(args.kb), args.encoding, args.out)
+    if args.out is None:
+        sys.stdout.write(text)
+    return 0
