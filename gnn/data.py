@@ -12,6 +12,7 @@ import torch
 from koplc.gnn.errors import GnnError
 from koplc.gnn.subgraph import Retriever, depths, link_topic
 from koplc.kopl.metaqa import hops_of, read_questions
+from koplc.kopl.types import Direction
 
 MAX_TOKENS = 32
 
@@ -97,7 +98,8 @@ def type_consistent(questions: list, kb) -> list:
     """The questions whose own type's relation chain (MetaQA's ``movie_to_writer`` is
     written_by forward) reaches at least one of their answers in `kb`. The others are
     mislabelled for this KB: e.g. 548 of the 1,311 unverified 1-hop dev questions ask for a
-    film's writer, yet written_by reaches none of their answers. A question of no MetaQA type is kept."""
+    film's writer, yet written_by reaches none of their answers. A question of no MetaQA type
+    is kept."""
     kept = []
     for q in questions:
         try:
@@ -109,7 +111,7 @@ def type_consistent(questions: list, kb) -> list:
             continue
         nodes = set(kb.name_to_nodes.get(q.topic, ()))
         for relation, direction in chain:
-            index = (kb.out_objects if direction.value == "forward" else kb.in_objects)
+            index = kb.out_objects if direction is Direction.FORWARD else kb.in_objects
             step = index.get(relation, {})
             nodes = {m for n in nodes for m in step.get(n, ())}
         if any(kb.names[n] in q.answers and kb.names[n] != q.topic for n in nodes):

@@ -2,11 +2,12 @@
 
 A chain is ``Find(e) -> Relate(r1, d1) -> ... -> Relate(rn, dn) -> QueryName | Count``. The
 edits are the mistakes a small model makes on a question phrased unlike its demonstrations: a
-hop dropped (insert one; mid-chain, maybe with the next hop's direction flipped), a hop added (delete one, maybe replacing another too), a wrong
-relation or direction (substitute one), hops in the wrong order (swap two neighbours, or read
-them from the other end). Every neighbour is run on the KB; only
-those that answer something besides the question's own entities are kept. Which of them the
-question means is the caller's to decide (a scorer: the LM's likelihood, inverse consistency).
+hop dropped (insert one; mid-chain, maybe flipping the next hop's direction), a hop added
+(delete one, maybe replacing another too), a wrong relation or direction (substitute one),
+hops in the wrong order (swap two neighbours, or read them from the other end). Every neighbour
+is run on the KB; only those that answer something besides the question's own entities are
+kept. Which of them the question means is the caller's to decide (a scorer: the LM's
+likelihood, inverse consistency).
 """
 
 from __future__ import annotations
