@@ -34,7 +34,7 @@ def setup(kb, config: Config, cache_dir: Path | None) -> Setup:
 
 
 def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: int | None = None,
-                epochs: int = 5, batch_size: int = 32, valid_fraction: float = 0.03,
+                epochs: int = 12, batch_size: int = 32, valid_fraction: float = 0.03,
                 lr: float = 3e-3, seed: int = 0, progress: bool = True, log=None,
                 type_filter: bool = True, **options) -> dict:
     """Train KBIGER on the questions of `train_files` minus those in `exclude` (and, with

@@ -146,7 +146,7 @@ def add_gnn(commands) -> None:
     train.add_argument("--exclude", nargs="*", default=[], metavar="FILE",
                        help="drop training questions that appear in these files")
     train.add_argument("--out", required=True, help="model folder (checkpoint, plot)")
-    train.add_argument("--epochs", type=int, default=5)
+    train.add_argument("--epochs", type=int, default=12)
     train.add_argument("--batch-size", type=int, default=32)
     train.add_argument("--limit", type=int, help="train on this many questions only")
     train.add_argument("--dim", type=int, default=64)
