@@ -42,8 +42,8 @@ def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: 
     out = Path(out)
     config = Config(**options)
     questions = without(read_files(train_files), read_files(list(exclude)))
-    if type_filter:
-        questions = type_consistent(questions, kb)
+    kept = type_consistent(questions, kb) if type_filter else questions
+    mislabelled, questions = len(questions) - len(kept), kept
     random.Random(seed).shuffle(questions)
     if limit:
         questions = questions[:limit]
@@ -57,7 +57,8 @@ def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: 
     history = train(examples[cut:], examples[:cut], out, config, parts.graph.relations,
                     epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, progress=progress,
                     log=log, tokenizer=parts.tokenizer)
-    return {"questions": len(questions), "examples": len(examples), "history": history}
+    return {"questions": len(questions), "mislabelled": mislabelled, "examples": len(examples),
+            "history": history}
 
 
 def load_model(kb, folder: str | Path) -> tuple[dict, Setup]:

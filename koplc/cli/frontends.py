@@ -182,8 +182,9 @@ def _gnn_train(args) -> int:
         teacher=not args.no_teacher, pretrained=not args.scratch,
         name_prior=not args.no_name_prior, type_filter=not args.no_type_filter,
         log=lambda row: print(json.dumps(row), flush=True))
-    print(f"trained on {result['examples']} of {result['questions']} questions "
-          "(the rest have no answer in their subgraph or no KB topic)")
+    print(f"trained on {result['examples']} of {result['questions']} questions (the rest have "
+          f"no answer in their subgraph or no KB topic); {result['mislabelled']} more were "
+          "dropped as mislabelled: their type's relation chain reaches none of their answers")
     return 0
 
 
