@@ -31,6 +31,7 @@ class Graph:
     relations: list[str]
     names: list[str]
     name_to_node: dict[str, int]
+    kb: object = None
 
     @property
     def n_types(self) -> int:
@@ -49,37 +50,24 @@ def graph_of(kb) -> Graph:
                 dst.append(obj)
     name_to_node = {name: nodes[0] for name, nodes in kb.name_to_nodes.items()}
     return Graph(np.array(src, dtype=np.int64), np.array(rel, dtype=np.int64),
-                 np.array(dst, dtype=np.int64), relations, list(kb.names), name_to_node)
+                 np.array(dst, dtype=np.int64), relations, list(kb.names), name_to_node, kb)
 
 
 def link_topic(graph: Graph, text: str) -> str:
-    """The topic of a question: its [bracketed] name, else the longest KB name in it."""
+    """The topic of a question: its [bracketed] name, else the longest entity the KB's name
+    lookup finds in it (the linking the LLM front end uses)."""
+    from koplc.kopl.grounding.mentions import link
+
     marked = re.search(r"\[([^\]]+)\]", text)
     if marked:
         if marked.group(1) not in graph.name_to_node:
             raise GnnError(f"the topic [{marked.group(1)}] is not a KB name", code="gnn-no-topic")
         return marked.group(1)
-    lowered = _lower_names(graph)
-    words = re.sub(r"[?!.,]+$", "", text.strip()).split()
-    for n in range(min(len(words), 12), 0, -1):
-        for start in range(len(words) - n + 1):
-            found = lowered.get(" ".join(words[start:start + n]).lower())
-            if found is not None:
-                return found
-    raise GnnError(f"no KB entity name found in the question {text!r}", code="gnn-no-topic")
-
-
-_LOWER: dict[int, dict[str, str]] = {}
-
-
-def _lower_names(graph: Graph) -> dict[str, str]:
-    if id(graph) not in _LOWER:
-        table: dict[str, str] = {}
-        for name in graph.name_to_node:
-            if len(name) > 2 and not name.isdigit():
-                table.setdefault(name.lower(), name)
-        _LOWER[id(graph)] = table
-    return _LOWER[id(graph)]
+    names = [n for n in link(text, graph.kb).entities if n in graph.name_to_node]
+    if not names:
+        raise GnnError(f"no KB entity name found in the question {text!r}",
+                       code="gnn-no-topic")
+    return max(names, key=len)
 
 
 class Retriever:

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from koplc.kopl import steps_syntax
+from koplc.kopl.grounding.mentions import plain
 from koplc.kopl.metaqa import gold_program, read_questions
 from koplc.kopl.registry import info_of
-from koplc.llm.linking import plain
 from koplc.llm.model_cache import cache_root
 
 

@@ -1,96 +1,10 @@
-"""Entity and concept annotation of a question by retrieval over the KB's name index: every
-n-gram span of the question is looked up by its normal form; no external NER. MetaQA's
-[brackets] are a hint when present, never required."""
+"""Question-side repairs of the LLM front end: Finds of names the question does not mention are
+pointed at the question's own entities (QUACK with the question as context)."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import lru_cache
-
+from koplc.kopl.grounding.mentions import Linked
 from koplc.kopl.grounding.text import normal_form
-
-_BRACKETS = re.compile(r"\[([^\]]+)\]")
-_STOP = {"what", "which", "who", "whom", "the", "a", "an", "of", "in", "by", "is", "are", "was",
-         "were", "did", "do", "does", "and", "or", "to", "for", "with", "that", "movie",
-         "movies", "film", "films", "same", "also", "when", "where", "how", "many", "as", "be",
-         "there", "me", "show", "list", "tell", "about", "give", "name", "names", "acted",
-         "directed", "written", "people", "person", "ones", "their", "its", "it", "on", "from"}
-LONGEST = 10
-
-
-@dataclass(frozen=True)
-class Linked:
-    """A question's KB entities (names as the KB spells them) and concepts, with the spans."""
-
-    question: str
-    entities: tuple[str, ...]
-    concepts: tuple[str, ...]
-    spans: tuple[tuple[int, int], ...]
-
-    def masked(self) -> str:
-        """The question with each entity span replaced by ENT (for similarity search)."""
-        text, offset = self.question, 0
-        for start, end in self.spans:
-            text = text[:start + offset] + "ENT" + text[end + offset:]
-            offset += 3 - (end - start)
-        return text
-
-
-def plain(question: str) -> str:
-    """The question without MetaQA brackets."""
-    return _BRACKETS.sub(r"\1", question).strip()
-
-
-@lru_cache(maxsize=4)
-def _entity_table(kb) -> dict[str, list[str]]:
-    """Normal form -> the KB's entity names with it ("Kevin Costner" the person and "kevin
-    costner" the tag share one)."""
-    table: dict[str, list[str]] = {}
-    for name in kb.names[kb.n_concepts:]:
-        if name:
-            table.setdefault(normal_form(name), []).append(name)
-    return table
-
-
-def link(question: str, kb) -> Linked:
-    """The entities and concepts of `kb` that the question names, longest spans first."""
-    table = _entity_table(kb)
-    text = plain(question)
-    hinted = [m.group(1) for m in _BRACKETS.finditer(question)]
-    words = [(m.start(), m.end()) for m in re.finditer(r"[^\s?!.]+", text)]
-    lowercase = not any(text[s].isupper() for s, _ in words[1:])
-    found: list[tuple[int, int, str]] = []
-    taken: set[int] = set()
-    for size in range(min(LONGEST, len(words)), 0, -1):
-        for i in range(len(words) - size + 1):
-            if taken & set(range(i, i + size)):
-                continue
-            start, end = words[i][0], words[i + size - 1][1]
-            span = text[start:end].strip(",;:'\"")
-            names = table.get(normal_form(span))
-            if names is None or not _plausible(span, lowercase, hinted):
-                continue
-            name = span if span in names else names[0]  # the spelling the question uses
-            found.append((start, start + len(span), name))
-            taken |= set(range(i, i + size))
-    found.sort()
-    concepts = tuple(c for c in kb.concept_names() if f" {c} " in f" {text.lower()} ")
-    return Linked(text, tuple(dict.fromkeys(n for _, _, n in found)), concepts,
-                  tuple((s, e) for s, e, _ in found))
-
-
-def _plausible(span: str, lowercase: bool, hinted: list[str]) -> bool:
-    if hinted:
-        return any(normal_form(span) == normal_form(h) for h in hinted)
-    content = [w for w in span.split() if w.lower() not in _STOP]
-    if not content:
-        return False
-    if len(content) >= 2:
-        return True
-    # one content word ("the cast" is one): a name only when written like one
-    word = content[0]
-    return word[0].isupper() or word[0].isdigit() or (lowercase and len(word) > 3)
 
 
 def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field, replace
 from koplc.kopl import steps_syntax
 from koplc.kopl.check import check
 from koplc.kopl.errors import KoplcError
+from koplc.kopl.grounding.mentions import link
 from koplc.llm.catalogue import ops_for_kb
 from koplc.llm.demos import FIXED, DemoSelector, calls_of, steps_of
 from koplc.llm.gbnf import grammar_for
-from koplc.llm.linking import find_names, link, repair_finds
+from koplc.llm.linking import find_names, repair_finds
 from koplc.llm.prompt import PromptBuilder
 from koplc.llm.scoring import LMChooser, inverse_consistency
 

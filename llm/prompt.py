@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from koplc.kopl.grounding.mentions import Linked
 from koplc.llm.catalogue import catalogue, ops_for_kb
 from koplc.llm.demos import Demo
-from koplc.llm.linking import Linked
 
 INSTRUCTIONS = """\
 You translate a question about a knowledge base into a KoPL program. A program is a list of \

@@ -47,6 +47,9 @@ def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):
     retriever.prepare(["Heat"])
     assert Retriever(graph, hops=2, size=50, cache_dir=tmp_path).nodes.keys() >= {"Heat"}
     assert link_topic(graph, "who directed the matrix") == "The Matrix"
+    # "language" is a KB name too (a tag); the linker takes the film the question names
+    assert link_topic(graph, "what language is the film Heat in") == "Heat"
+    assert link_topic(graph, "who wrote [Heat]") == "Heat"
 
 
 def test_tiny_model_programs_parse_type_check_and_run():

@@ -8,11 +8,11 @@ import pytest
 
 from koplc import api, cli
 from koplc.kopl.errors import KoplcError
+from koplc.kopl.grounding.mentions import link
 from koplc.kopl.registry import OPS
 from koplc.llm.catalogue import catalogue, ops_for_kb
 from koplc.llm.demos import FIXED, Demo, metaqa_pool, template_key, template_of
 from koplc.llm.gbnf import grammar_for
-from koplc.llm.linking import link
 from koplc.llm.response_cache import ResponseCache, cached
 
 
@@ -59,7 +59,8 @@ def test_linking_finds_entities_without_brackets(kb):
 
 def test_a_find_of_a_question_word_gives_way_to_the_linked_entity(kb):
     from koplc.kopl import steps_syntax
-    from koplc.llm.linking import Linked, repair_finds
+    from koplc.kopl.grounding.mentions import Linked
+    from koplc.llm.linking import repair_finds
 
     program = steps_syntax.parse(
         "Step 1: Find(cast)\nStep 2: Relate(has_tags, backward)\nStep 3: QueryName()\nDone").program
