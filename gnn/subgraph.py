@@ -23,7 +23,8 @@ from koplc.gnn.errors import GnnError
 
 @dataclass
 class Graph:
-    """The KB as arrays: forward triples (src, rel, dst), relation names, node names."""
+    """The KB as arrays: forward triples (src, rel, dst), relation names, node names; and the
+    KB itself, for linking questions to it."""
 
     src: np.ndarray
     rel: np.ndarray
