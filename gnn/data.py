@@ -11,8 +11,8 @@ import torch
 
 from koplc.gnn.errors import GnnError
 from koplc.gnn.subgraph import Retriever, depths, link_topic
-from koplc.kopl.metaqa import hops_of, read_questions
-from koplc.kopl.types import Direction
+from koplc.kopl.execute import DEFAULT, execute
+from koplc.kopl.metaqa import gold_program, read_questions
 
 MAX_TOKENS = 32
 
@@ -95,26 +95,19 @@ def without(questions: list, held_out: list) -> list:
 
 
 def type_consistent(questions: list, kb) -> list:
-    """The questions whose own type's relation chain (MetaQA's ``movie_to_writer`` is
-    written_by forward) reaches at least one of their answers in `kb`. The others are
-    mislabelled for this KB: e.g. 548 of the 1,311 unverified 1-hop dev questions ask for a
+    """The questions whose own type's gold program (MetaQA's ``movie_to_writer`` is Find ->
+    written_by forward -> QueryName) answers at least one of their answers on `kb`. The others
+    are mislabelled for this KB: e.g. 548 of the 1,311 unverified 1-hop dev questions ask for a
     film's writer, yet written_by reaches none of their answers. A question of no MetaQA type
     is kept."""
     kept = []
     for q in questions:
         try:
-            chain = hops_of(q.qtype)
+            program = gold_program(q.topic, q.qtype) if q.hops else None
         except ValueError:
-            chain = []
-        if not chain:
-            kept.append(q)
-            continue
-        nodes = set(kb.name_to_nodes.get(q.topic, ()))
-        for relation, direction in chain:
-            index = kb.out_objects if direction is Direction.FORWARD else kb.in_objects
-            step = index.get(relation, {})
-            nodes = {m for n in nodes for m in step.get(n, ())}
-        if any(kb.names[n] in q.answers and kb.names[n] != q.topic for n in nodes):
+            program = None
+        if program is None or {str(v) for v in execute(program, kb, DEFAULT).items()} \
+                & (q.answers - {q.topic}):
             kept.append(q)
     return kept
 
