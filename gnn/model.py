@@ -2,14 +2,14 @@
 
 Equation numbers follow the paper. Instructions attend over the BiLSTM question tokens given the
 previous instruction, the question and, unless `feedback` is off, the reasoning graph aggregated
-by the previous entity distribution (eqs. 1-6). Entities start from their incident relations
-(eq. 7). Relation matching (eq. 8) is made explicit: each instruction scores every edge type,
-the self-loop included, with a softmax (plus, unless `name_prior` is off, the similarity of the
-attended question words to the relation's name in MiniLM's word space); a node's score is the
-instruction-weighted mass its incoming edges carry (eqs. 9-10, capped at 1), and entity states
-take the matched relation messages (eq. 11). Because every step's relation weighting is explicit, the emitted program
-(the best relation per step) computes what the network computes. `reverse` reasons over
-inverted edges (the teacher's backward pass, eqs. 12-14).
+by the previous entity distribution (eqs. 1-6). Entities start from their incident relations (eq.
+7). Relation matching (eq. 8) is made explicit: each instruction scores every edge type, the
+self-loop included, with a softmax (plus, unless `name_prior` is off, the similarity of the attended
+question words to the relation's name in MiniLM's word space); a node's score is the
+instruction-weighted mass its incoming edges carry (eqs. 9-10, capped at 1), and entity states take
+the matched relation messages (eq. 11). Because every step's relation weighting is explicit, the
+emitted program (the best relation per step) computes what the network computes. `reverse` reasons
+over inverted edges (the teacher's backward pass, eqs. 12-14).
 
 Batches are flat: the subgraphs' nodes are concatenated, `owner` maps a node to its question,
 and every per-edge computation is a scalar index_add over the real edges only: messages are
