@@ -22,6 +22,7 @@ from koplc import api
 from koplc.kopl.metaqa import Question
 from koplc.llm.demos import template_of
 from koplc.llm.evaluate import dev_questions, evaluate_one, summarize
+from koplc.llm.lm import LlamaCppLM
 from koplc.llm.pipeline import CompileOptions
 
 HERE = Path(__file__).resolve().parent.parent
@@ -58,6 +59,11 @@ def main() -> None:
                         help="template (default): questions of a template one after another, "
                         "so llama.cpp reuses their shared demonstrations; file: as the dataset "
                         "lists them (use it for latency, with a fresh --response-cache)")
+    parser.add_argument("--decoding", default="speculative", choices=["speculative", "plain"],
+                        help="embedded model: speculative greedy decoding with kept prompt "
+                        "states (default) or llama.cpp's one token per forward pass")
+    parser.add_argument("--n-demos", type=int, help="demonstrations per prompt (default: "
+                        "the pipeline's)")
     parser.add_argument("--out", default="build/llm_eval")
     parser.add_argument("--response-cache", help="sqlite file of cached LM responses (default: "
                         "OUT/responses.sqlite, so timings are real on a first run; 'off' for none)")
@@ -66,10 +72,14 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     lm = api.open_lm(args.lm, args.response_cache or out / "responses.sqlite")
+    if args.decoding == "plain" and args.lm == "embedded":
+        lm = LlamaCppLM(cache=lm.cache, speculative=False)
     compiler = api.compiler(lm=lm)
     hops = tuple(int(h) for h in args.hops.split(","))
     for name in args.configs.split(","):
         options, lto = CONFIGS[name]
+        if args.n_demos:
+            options = replace(options, n_demos=args.n_demos)
         questions = user_questions(args.limit) if name == "user" else \
             dev_questions(args.data, hops, args.limit)
         if args.order == "template":
@@ -96,8 +106,8 @@ def markdown(out: Path) -> str:
     """Every config's summary in `out` as two tables: accuracy with error sources, timings."""
     rows = ["| config | hop | n | Hits@1 | F1 | answered by | failures | wrong programs |",
             "|---|---|---|---|---|---|---|---|"]
-    times = ["| config | hop | generation median / p95 | grounding median / p95 | "
-             "execution median / p95 | total median / p95 |", "|---|---|---|---|---|---|"]
+    times = ["| config | hop | questions | generation median / p95 | grounding median / p95 | "
+             "execution median / p95 | total median / p95 |", "|---|---|---|---|---|---|---|"]
     for name in CONFIGS:
         path = out / f"{name}.summary.json"
         if not path.exists():
@@ -109,9 +119,15 @@ def markdown(out: Path) -> str:
             rows.append(f"| {name} | {hop} | {s['n']} | {s['hits@1']} | {s['f1']} | "
                         f"{sources} | {failures} | {errors} |")
             t = s["seconds"]
-            times.append(f"| {name} | {hop} | " + " | ".join(
-                f"{t[k]['median']} / {t[k]['p95']}" if k in t else "-"
-                for k in ("generation", "grounding", "execution", "total")) + " |")
+            for label, t in (("all", s["seconds"]),
+                             (f"new prompt ({s.get('n_new_prompt', 0)})",
+                              s.get("seconds_new_prompt", {})),
+                             (f"seen prompt ({s.get('n_seen_prompt', 0)})",
+                              s.get("seconds_seen_prompt", {}))):
+                if t:
+                    times.append(f"| {name} | {hop} | {label} | " + " | ".join(
+                        f"{t[k]['median']} / {t[k]['p95']}" if k in t else "-"
+                        for k in ("generation", "grounding", "execution", "total")) + " |")
     return "\n".join(rows) + "\n\n" + "\n".join(times) + "\n"
 
 

@@ -52,7 +52,7 @@ def evaluate_one(compiler: Compiler, q: Question, options: CompileOptions,
             "f1": f1(predicted, set(q.answers)), "failure": failure,
             "error": error_kind(program, q) if failure else None,
             "program": program, "raw": best.raw, "source": best.source,
-            "answer": sorted(predicted)[:50], "seconds": seconds}
+            "answer": sorted(predicted)[:50], "demos": result.demos, "seconds": seconds}
 
 
 def error_kind(program: str | None, q: Question) -> str:
@@ -111,8 +111,22 @@ def summarize(records: list[dict]) -> dict:
             "errors": dict(Counter(r["error"] for r in rows if r.get("error"))),
             "sources": dict(Counter(r.get("source", "none") for r in rows)),
             "seconds": timing(rows),
+            **prompt_reuse(records, hop),
         }
     return out
+
+
+def prompt_reuse(records: list[dict], hop: int) -> dict:
+    """Timings split by whether an earlier question of the run had the same demonstrations:
+    then llama.cpp holds that prompt's KV cache and reads only the question line."""
+    seen, new, again = set(), [], []
+    for r in records:
+        key = tuple(r.get("demos") or ())
+        if r["hops"] == hop and key and r.get("source") != "reuse":
+            (again if key in seen else new).append(r)
+        seen.add(key)
+    return {"seconds_new_prompt": timing(new), "n_new_prompt": len(new),
+            "seconds_seen_prompt": timing(again), "n_seen_prompt": len(again)}
 
 
 def timing(rows: list[dict]) -> dict:

@@ -22,8 +22,11 @@ class LM(Protocol):
 
     def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
                  stop: Sequence[str] = (), grammar: str | None = None,
-                 max_tokens: int = 160) -> list[str]:
-        """`n` completions of `prompt` (greedy when temperature is 0), cut at `stop`."""
+                 max_tokens: int = 160, hints: Sequence[str] = ()) -> list[str]:
+        """`n` completions of `prompt` (greedy when temperature is 0), cut at `stop`.
+
+        `hints` are texts the completion may well be: a client that decodes speculatively
+        checks them as drafts, which changes its speed, never its output."""
         ...
 
     def score(self, prompt: str, continuation: str) -> float:
@@ -45,12 +48,16 @@ def _quiet():
 
 
 class LlamaCppLM:
-    """A GGUF model in-process via llama-cpp-python; the fixed prompt prefix stays evaluated
-    between calls (llama.cpp reuses the longest common token prefix)."""
+    """A GGUF model in-process via llama-cpp-python. Greedy completions are decoded
+    speculatively (llm/speculative.py): the prompts' KV caches are kept between calls and
+    drafts from the hints and the prompt are checked several tokens per forward pass;
+    `speculative=False` decodes one token per pass with llama.cpp's own sampler."""
 
     def __init__(self, model_path: str | Path | None = None, *, n_threads: int | None = None,
-                 n_ctx: int = 4096, seed: int = 0, cache: ResponseCache | None = None):
+                 n_ctx: int = 4096, seed: int = 0, cache: ResponseCache | None = None,
+                 speculative: bool = True):
         from koplc.llm.model_cache import embedded_model_path
+        from koplc.llm.speculative import PromptStates
 
         self.path = Path(model_path) if model_path else embedded_model_path()
         self.name = f"llama.cpp:{self.path.name}"
@@ -59,6 +66,7 @@ class LlamaCppLM:
         self.n_ctx, self.seed, self.cache = n_ctx, seed, cache
         self._model = self._load(logits_all=False)
         self._scorer = None
+        self._states = PromptStates() if speculative else None
 
     def _load(self, logits_all: bool):
         from llama_cpp import Llama
@@ -74,16 +82,29 @@ class LlamaCppLM:
 
     def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
                  stop: Sequence[str] = (), grammar: str | None = None,
-                 max_tokens: int = 160) -> list[str]:
+                 max_tokens: int = 160, hints: Sequence[str] = ()) -> list[str]:
         request = dict(model=self.name, op="generate", prompt=prompt, n=n,
                        temperature=temperature, top_k=top_k, stop=list(stop), grammar=grammar,
                        max_tokens=max_tokens, seed=self.seed)
+        if self._speculates(temperature, grammar):
+            # Batched checking can break a near-tie the other way than one token per pass.
+            request["decoding"] = "speculative"
         return cached(self.cache, request, lambda: self._generate(
-            prompt, n, temperature, top_k, stop, grammar, max_tokens))
+            prompt, n, temperature, top_k, stop, grammar, max_tokens, hints))
 
-    def _generate(self, prompt, n, temperature, top_k, stop, grammar, max_tokens) -> list[str]:
+    def _generate(self, prompt, n, temperature, top_k, stop, grammar, max_tokens,
+                  hints) -> list[str]:
         from llama_cpp import LlamaGrammar
 
+        from koplc.llm import speculative
+
+        if self._speculates(temperature, grammar):
+            try:
+                text = speculative.greedy(self._model, prompt, stop, max_tokens, self._states,
+                                          hints)
+                return [text] * n
+            except ValueError as err:
+                raise KoplcError(str(err), code="lm-context") from err
         compiled = None
         if grammar:
             with _quiet():
@@ -99,20 +120,25 @@ class LlamaCppLM:
             outs.append(result["choices"][0]["text"])
         return outs
 
+    def _speculates(self, temperature: float, grammar: str | None) -> bool:
+        return temperature == 0 and not grammar and self._states is not None
+
     def score(self, prompt: str, continuation: str) -> float:
         request = dict(model=self.name, op="score", prompt=prompt, continuation=continuation)
         return cached(self.cache, request, lambda: self._score(prompt, continuation))
 
     def _score(self, prompt: str, continuation: str) -> float:
+        from koplc.llm.speculative import common_prefix
+
         if self._scorer is None:
             self._scorer = self._load(logits_all=True)
         llm = self._scorer
         head = llm.tokenize(prompt.encode(), add_bos=True)
         full = llm.tokenize((prompt + continuation).encode(), add_bos=True)
-        start = _common_prefix(head, full)
+        start = common_prefix(head, full)
         if start == 0 or start >= len(full):
             raise KoplcError("cannot score an empty continuation", code="lm-score")
-        common = min(_common_prefix(list(llm._input_ids), full), start - 1)
+        common = min(common_prefix(list(llm._input_ids), full), start - 1)
         llm.n_tokens = common
         llm.eval(full[common:])
         logits = np.asarray(llm.scores[start - 1:len(full) - 1], dtype=np.float64)
@@ -120,11 +146,3 @@ class LlamaCppLM:
         logprobs = logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
         return float(sum(logprobs[i, t] for i, t in enumerate(full[start:])))
 
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

@@ -52,7 +52,8 @@ class OpenAICompatibleLM:
 
     def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
                  stop: Sequence[str] = (), grammar: str | None = None,
-                 max_tokens: int = 160) -> list[str]:
+                 max_tokens: int = 160, hints: Sequence[str] = ()) -> list[str]:
+        """`hints` (drafts for speculative decoding) are not used here."""
         request = dict(model=self.name, op="generate", prompt=prompt, n=n, chat=self.chat,
                        temperature=temperature, top_k=top_k, stop=list(stop), grammar=grammar,
                        max_tokens=max_tokens)

@@ -32,7 +32,8 @@ class TransformersLM:
 
     def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
                  stop: Sequence[str] = (), grammar: str | None = None,
-                 max_tokens: int = 160) -> list[str]:
+                 max_tokens: int = 160, hints: Sequence[str] = ()) -> list[str]:
+        """`hints` (drafts for speculative decoding) are not used here."""
         request = dict(model=self.name, op="generate", prompt=prompt, n=n, top_k=top_k,
                        temperature=temperature, stop=list(stop), max_tokens=max_tokens,
                        seed=self.seed)

@@ -94,6 +94,16 @@ def test_a_demo_adapts_to_another_entity():
     assert template_key("What does ENT  act in ?") == template_key("what does ENT act in")
 
 
+def test_hints_are_the_demos_programs_for_the_question_nearest_first(kb):
+    from koplc.llm.pipeline import hints
+
+    far, near = FIXED[0], FIXED[1]
+    linked = link("what genre is Heat", kb)
+    assert hints(linked, [far, near]) == [near.adapted("Heat") + "\n\n",
+                                         far.adapted("Heat") + "\n\n"]
+    assert hints(link("did Tom Hanks act with Meg Ryan", kb), [far, near]) == []
+
+
 class NoGeneration:
     """Fault injection: an LM whose generation must not be reached (scoring is allowed)."""
 

@@ -1,0 +1,199 @@
+"""Fast greedy decoding for llama.cpp: prompt states kept between calls, and drafts looked up in
+the prompt (prompt-lookup decoding) checked by the model several tokens per forward pass.
+
+The output is the greedy output: a drafted token is kept only when it is the model's own argmax
+at that position, so drafts change the speed, never the text. Programs copy much of their text
+from the prompt (the question's entity, the demonstrations' relations and call shapes), so most
+drafts hold and a 20-token program costs a few forward passes instead of 20."""
+
+from __future__ import annotations
+
+import ctypes
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+# A draft is the text that followed the longest recent match of the last few tokens.
+MAX_NGRAM = 4
+DRAFT = 12
+
+
+class PromptStates:
+    """Saved KV caches of earlier prompts, least recently used dropped first beyond `capacity`
+    bytes; a new prompt starts from the saved one sharing its longest prefix (the instructions,
+    the catalogue and, for a question like an earlier one, the demonstrations)."""
+
+    def __init__(self, capacity: int = 512 << 20):
+        self.capacity = capacity
+        self.states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
+
+    def best(self, tokens: Sequence[int]) -> tuple[tuple[int, ...], bytes | None]:
+        """The saved prompt sharing the longest prefix with `tokens`, and its state."""
+        length, found = 0, None
+        for key in self.states:
+            n = common_prefix(key, tokens)
+            if n > length:
+                length, found = n, key
+        if found is None:
+            return (), None
+        self.states.move_to_end(found)
+        return found, self.states[found]
+
+    def save(self, llm, tokens: Sequence[int]) -> None:
+        """Keep the context's KV cache, which holds exactly `tokens`."""
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, buffer, size, 0)
+        self.states[tuple(tokens)] = bytes(buffer)[:written]
+        while sum(len(s) for s in self.states.values()) > self.capacity and self.states:
+            self.states.popitem(last=False)
+
+    @staticmethod
+    def load(llm, key: tuple[int, ...], state: bytes) -> bool:
+        """Put a saved KV cache back into the context; False when llama.cpp refuses it."""
+        import llama_cpp
+
+        llm._ctx.kv_cache_clear()
+        buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
+        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0):
+            llm.n_tokens = 0
+            return False
+        llm.input_ids[:len(key)] = key
+        llm.n_tokens = len(key)
+        return True
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens `a` and `b` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def draft(history: Sequence[int], out: Sequence[int], hints: Sequence[Sequence[int]],
+          n: int = DRAFT) -> list[int]:
+    """What to check next: the rest of the first hint that `out` (the tokens generated so far)
+    begins, else a lookup in `history` (the prompt and `out`)."""
+    for hint in hints:
+        if len(hint) > len(out) and list(hint[:len(out)]) == list(out):
+            return list(hint[len(out):])
+    return lookup(history, n)
+
+
+def lookup(history: Sequence[int], n: int = DRAFT) -> list[int]:
+    """Up to `n` tokens that followed the latest earlier occurrence of the longest suffix of
+    `history` (at most MAX_NGRAM tokens) found earlier in it; empty when none is found."""
+    h = np.asarray(history, dtype=np.int64)
+    for size in range(min(MAX_NGRAM, len(h) - 1), 0, -1):
+        tail = h[-size:]
+        windows = np.lib.stride_tricks.sliding_window_view(h[:-1], size)
+        hits = np.nonzero((windows == tail).all(axis=1))[0]
+        if len(hits):
+            start = int(hits[-1]) + size
+            return h[start:start + n].tolist()
+    return []
+
+
+def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
+    """Bring the context to the longest available prefix of `tokens` (what it holds, or a
+    saved state) and return how many tokens of `tokens` it holds, at most all but one."""
+    held = common_prefix(llm._input_ids.tolist(), tokens)
+    if states is not None:
+        key, state = states.best(tokens)
+        saved = common_prefix(key, tokens)
+        if state is not None and saved > held:
+            held = saved if states.load(llm, key, state) else 0
+    held = min(held, len(tokens) - 1)
+    if held and not llm._ctx.kv_cache_seq_rm(-1, held, -1):
+        held = 0
+    if not held:
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+    llm.n_tokens = held
+    return held
+
+
+def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
+           states: PromptStates | None = None, hints: Sequence[str] = ()) -> str:
+    """The greedy completion of `prompt` up to the first `stop` string, end of text or
+    `max_tokens` tokens; `hints` are likely completions, checked first as drafts."""
+    import llama_cpp
+
+    tokens = llm.tokenize(prompt.encode(), add_bos=True)
+    drafts = [llm.tokenize(h.encode(), add_bos=False) for h in hints]
+    if len(tokens) + max_tokens + DRAFT + 1 > llm.n_ctx():
+        raise ValueError(f"prompt of {len(tokens)} tokens leaves no room in the "
+                         f"{llm.n_ctx()}-token context")
+    held = start_from(llm, tokens, states)
+    if states is not None and len(tokens) - held > 1:
+        _decode(llm, tokens[held:-1], llm.n_tokens, logits_from=None)
+        states.save(llm, tokens[:-1])
+    pending = [tokens[-1]] if llm.n_tokens == len(tokens) - 1 else tokens[held:]
+    out: list[int] = []
+    text = ""
+    while len(out) < max_tokens:
+        guess = draft(tokens + out, out, drafts)[: max_tokens - len(out) - 1]
+        best = _decode(llm, pending + guess, llm.n_tokens, logits_from=len(pending) - 1)
+        accepted = [int(best[0])]
+        for i, token in enumerate(guess):
+            if token != accepted[-1] or _ends(llama_cpp, llm, token):
+                break
+            accepted.append(int(best[i + 1]))
+        # Keep the KV of what was checked and held; the last accepted token is not in it yet.
+        llm.n_tokens -= len(guess) - (len(accepted) - 1)
+        llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+        ended = False
+        for token in accepted:
+            if _ends(llama_cpp, llm, token) or len(out) >= max_tokens:
+                ended = True
+                break
+            out.append(token)
+        text = llm.detokenize(out, prev_tokens=tokens).decode("utf-8", errors="ignore")
+        cut = [text.index(s) for s in stop if s in text]
+        if cut:
+            return text[: min(cut)]
+        if ended:
+            break
+        pending = [out[-1]]
+    return text
+
+
+def _ends(llama_cpp, llm, token: int) -> bool:
+    return bool(llama_cpp.llama_vocab_is_eog(llm._model.vocab, token))
+
+
+def _decode(llm, batch: list[int], n_past: int, logits_from: int | None) -> np.ndarray:
+    """Evaluate `batch` after `n_past` tokens; the argmax token at each position from
+    `logits_from` on (nothing when None)."""
+    import llama_cpp
+
+    size = llm.n_batch
+    best = []
+    for lo in range(0, len(batch), size):
+        chunk = batch[lo:lo + size]
+        b = llm._batch.batch
+        b.n_tokens = len(chunk)
+        wanted = 0
+        for i, token in enumerate(chunk):
+            b.token[i] = token
+            b.pos[i] = n_past + lo + i
+            b.seq_id[i][0] = 0
+            b.n_seq_id[i] = 1
+            b.logits[i] = logits_from is not None and lo + i >= logits_from
+            wanted += b.logits[i]
+        llm._ctx.decode(llm._batch)
+        llm.input_ids[n_past + lo:n_past + lo + len(chunk)] = chunk
+        llm.n_tokens = n_past + lo + len(chunk)
+        if wanted:
+            vocab = llm.n_vocab()
+            rows = np.ctypeslib.as_array(
+                ctypes.cast(llama_cpp.llama_get_logits(llm._ctx.ctx),
+                            ctypes.POINTER(ctypes.c_float)), shape=(wanted * vocab,))
+            best += rows.reshape(wanted, vocab).argmax(axis=1).tolist()
+    return np.asarray(best, dtype=np.int64)

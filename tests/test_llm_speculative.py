@@ -1,0 +1,99 @@
+"""Speculative greedy decoding on the embedded model: drafts and kept prompt states change the
+speed, not the text (against llama.cpp's own greedy sampling, one token per pass)."""
+
+from __future__ import annotations
+
+import pytest
+
+from koplc.llm import speculative
+from koplc.llm.lm import LlamaCppLM
+from koplc.llm.speculative import PromptStates, draft, lookup
+
+STOP = ("\nQuestion:", "\n\n")
+SHOTS = ("Question: who directed Heat\nEntities: Heat\nFind(Heat)\n"
+         "Relate(directed_by, forward)\nQueryName()\n\n"
+         "Question: which films did Tom Hanks act in\nEntities: Tom Hanks\nFind(Tom Hanks)\n"
+         "Relate(starred_actors, backward)\nQueryName()\n\n")
+QUESTIONS = (("who directed Blade Runner", "Blade Runner"),
+             ("which films did Meg Ryan act in", "Meg Ryan"), ("what genre is Heat", "Heat"))
+
+
+def prompt(question: tuple[str, str]) -> str:
+    return f"{SHOTS}Question: {question[0]}\nEntities: {question[1]}\n"
+
+
+def test_lookup_continues_the_latest_match_of_the_longest_suffix():
+    history = [1, 2, 3, 9, 1, 2, 3, 4, 5, 6, 1, 2, 3]
+    assert lookup(history, 2) == [4, 5]
+    assert lookup([7, 8, 9], 3) == []
+    assert lookup([5, 1, 5], 4) == [1, 5]
+
+
+def test_draft_prefers_a_hint_that_the_output_begins():
+    hints = [[1, 2, 3], [4, 5, 6, 7]]
+    assert draft([9, 4, 5], [4, 5], hints) == [6, 7]
+    assert draft([9, 1], [1], hints) == [2, 3]
+    assert draft([8, 1, 9, 8], [8], hints) == [1, 9, 8]  # no hint fits: prompt lookup
+
+
+@pytest.fixture(scope="module")
+def models():
+    return LlamaCppLM(speculative=False), LlamaCppLM()
+
+
+def test_speculative_greedy_matches_llama_cpp_greedy(models):
+    plain, fast = models
+    for question in QUESTIONS:
+        p = prompt(question)
+        expected = plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)
+        assert expected[0].startswith("Find(")
+        hint = "Find(Blade Runner)\nRelate(directed_by, forward)\nQueryName()\n\n"
+        assert fast.generate(p, 1, 0.0, 1, STOP, max_tokens=40, hints=[hint]) == expected
+        assert fast.generate(p, 1, 0.0, 1, STOP, max_tokens=40) == expected
+    # A wrong hint costs a rejected draft, not a different text.
+    p = prompt(QUESTIONS[0])
+    wrong = ["Count()\n\n", "Find(Blade Runner)\nRelate(has_genre, backward)\n"]
+    assert fast.generate(p, 1, 0.0, 1, STOP, max_tokens=40, hints=wrong) == \
+        plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)
+
+
+def test_max_tokens_and_kept_states(models, monkeypatch):
+    plain, fast = models
+    p = prompt(QUESTIONS[1])
+    assert fast.generate(p, 1, 0.0, 1, (), max_tokens=3) == \
+        plain.generate(p, 1, 0.0, 1, (), max_tokens=3)
+    assert len(fast._states.states) >= 2
+    # A new question after the context was wiped: the shots come back from a saved state,
+    # so llama.cpp reads only the question's lines.
+    fast._model.reset()
+    fast._model._ctx.kv_cache_clear()
+    read = []
+    decode = speculative._decode
+    monkeypatch.setattr(speculative, "_decode",
+                        lambda llm, batch, *a, **k: read.append(len(batch)) or
+                        decode(llm, batch, *a, **k))
+    new = prompt(("who wrote Heat", "Heat"))
+    assert fast.generate(new, 1, 0.0, 1, STOP, max_tokens=40) == \
+        plain.generate(new, 1, 0.0, 1, STOP, max_tokens=40)
+    assert read[0] < 20 < len(fast._model.tokenize(new.encode()))
+
+
+def test_states_drop_the_least_recently_used_beyond_capacity(models):
+    _, fast = models
+    states = PromptStates(capacity=1)
+    fast._model.reset()
+    speculative.greedy(fast._model, prompt(QUESTIONS[0]), STOP, 8, states)
+    assert not states.states  # one state is already more than a byte
+    roomy = PromptStates()
+    speculative.greedy(fast._model, prompt(QUESTIONS[0]), STOP, 8, roomy)
+    speculative.greedy(fast._model, prompt(QUESTIONS[1]), STOP, 8, roomy)
+    key, state = roomy.best(fast._model.tokenize(prompt(QUESTIONS[0]).encode()))
+    assert state is not None and len(key) > 20
+
+
+def test_prompt_too_long_for_the_context_is_a_clear_error(models):
+    from koplc.kopl.errors import KoplcError
+
+    _, fast = models
+    with pytest.raises(KoplcError, match="no room"):
+        fast.generate("word " * 5000, 1, 0.0, 1, STOP, max_tokens=8)
