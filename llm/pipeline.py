@@ -25,7 +25,7 @@ STOP = ("\nQuestion:", "\n\n")
 class CompileOptions:
     """Switches of the pipeline (the evaluation's ablations turn them off one at a time)."""
 
-    n_demos: int = 2
+    n_demos: int = 4
     demos: str = "dynamic"  # or "fixed"
     grammar: str = "fallback"  # "always", "fallback" (only after a parse or type failure), "never"
     quack: bool = True
