@@ -1,7 +1,8 @@
 """The OpenAI-compatible path against the embedded one on the same MetaQA slice: starts the real
 llama.cpp server (`python -m llama_cpp.server`) on 127.0.0.1 with the embedded GGUF, compiles
-every question through both clients with greedy decoding, and counts equal programs and
-answers.
+every question through the server and the embedded model with greedy decoding, the embedded
+model both ways (speculative, its default, and llama.cpp's one token per pass, which is what the
+server does), and counts equal programs and answers.
 
     .venv/bin/python benchmarks/llm_openai_parity.py --limit 10 --out build/llm_eval
 """
@@ -17,6 +18,7 @@ from tqdm import tqdm
 
 from koplc import api
 from koplc.llm.evaluate import dev_questions, evaluate_one
+from koplc.llm.lm import LlamaCppLM
 from koplc.llm.pipeline import CompileOptions
 from koplc.llm.server import local_server
 
@@ -38,13 +40,24 @@ def main() -> None:
     options = CompileOptions(rerank=False, reuse=False)  # compare generation
     results = {}
     with local_server(threads=args.threads, n_ctx=4096, wait_s=240) as url:
-        for name, spec in (("embedded", "embedded"), ("server", url)):
-            compiler = api.compiler(lm=api.open_lm(spec, "off"))
+        for name, lm in (("embedded", lambda: api.open_lm("embedded", "off")),
+                         ("embedded-plain", lambda: LlamaCppLM(speculative=False)),
+                         ("server", lambda: api.open_lm(url, "off"))):
+            compiler = api.compiler(lm=lm())
             results[name] = [evaluate_one(compiler, q, options)
                              for q in tqdm(questions, desc=name, unit="q")]
             del compiler
-    pairs = list(zip(results["embedded"], results["server"], strict=True))
-    report = {
+    report = {name: compare(results[name], results["server"])
+              for name in ("embedded", "embedded-plain")}
+    (out / "openai_parity.json").write_text(json.dumps(report, indent=1, ensure_ascii=False))
+    print(json.dumps({name: {k: v for k, v in r.items() if k != "differences"}
+                      for name, r in report.items()}))
+
+
+def compare(embedded: list[dict], server: list[dict]) -> dict:
+    """How many of the two paths' programs and answers agree, and where they differ."""
+    pairs = list(zip(embedded, server, strict=True))
+    return {
         "questions": len(pairs),
         "same_program": sum(a["program"] == b["program"] for a, b in pairs),
         "same_answers": sum(a["answer"] == b["answer"] for a, b in pairs),
@@ -53,8 +66,6 @@ def main() -> None:
         "differences": [{"question": a["question"], "embedded": a["program"],
                          "server": b["program"]} for a, b in pairs if a["answer"] != b["answer"]],
     }
-    (out / "openai_parity.json").write_text(json.dumps(report, indent=1, ensure_ascii=False))
-    print(json.dumps({k: v for k, v in report.items() if k != "differences"}))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ class LM(Protocol):
         """`n` completions of `prompt` (greedy when temperature is 0), cut at `stop`.
 
         `hints` are texts the completion may well be: a client that decodes speculatively
-        checks them as drafts, which changes its speed, never its output."""
+        checks them as drafts and keeps only the tokens that are its own choice anyway."""
         ...
 
     def score(self, prompt: str, continuation: str) -> float:

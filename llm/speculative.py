@@ -1,10 +1,11 @@
-"""Fast greedy decoding for llama.cpp: prompt states kept between calls, and drafts looked up in
-the prompt (prompt-lookup decoding) checked by the model several tokens per forward pass.
+"""Fast greedy decoding for llama.cpp: prompt states kept between calls, and drafts (hints, or
+text looked up in the prompt) checked by the model several tokens per forward pass.
 
-The output is the greedy output: a drafted token is kept only when it is the model's own argmax
-at that position, so drafts change the speed, never the text. Programs copy much of their text
-from the prompt (the question's entity, the demonstrations' relations and call shapes), so most
-drafts hold and a 20-token program costs a few forward passes instead of 20."""
+A drafted token is kept only when it is the model's own argmax at that position, so the output
+is the model's greedy output. The logits come from batches, whose arithmetic can break a
+near-tie the other way than one token per pass does. Programs copy much of their text from the
+prompt (the question's entity, the demonstrations' relations and call shapes), so most drafts
+hold and a 20-token program costs one or two forward passes instead of 20."""
 
 from __future__ import annotations
 

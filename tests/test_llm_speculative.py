@@ -41,6 +41,18 @@ def models():
     return LlamaCppLM(speculative=False), LlamaCppLM()
 
 
+def test_without_drafts_the_loop_is_llama_cpp_greedy(models, monkeypatch):
+    # Same batches as llama.cpp's own loop (the prompt in one, then a token a pass): the
+    # bookkeeping of the speculative loop must give exactly its text.
+    plain, fast = models
+    monkeypatch.setattr(speculative, "draft", lambda *args, **kwargs: [])
+    for question in QUESTIONS:
+        p = prompt(question)
+        fast._model.reset()
+        assert speculative.greedy(fast._model, p, STOP, 40) == \
+            plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)[0]
+
+
 def test_speculative_greedy_matches_llama_cpp_greedy(models):
     plain, fast = models
     for question in QUESTIONS:
