@@ -36,7 +36,7 @@ export LINK_IMPORT_GRAPH
 # demo and test install first when .venv is missing or older than pyproject.toml.
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup system-deps demo test lint
+.PHONY: setup system-deps demo test lint native-llama
 
 # The SPARQL tests run the real Virtuoso server from Debian's packages (on 127.0.0.1 only).
 system-deps:
@@ -50,6 +50,15 @@ setup: system-deps | $(PY)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
+
+# Opt-in, after setup: llama.cpp rebuilt for this machine's CPU (AVX-512 where it has it). Greedy
+# decoding was 1.65x faster than the portable build here (benchmarks/llm_decoding.py). pip builds
+# it without its cache, so the wheel never reaches another machine. The accuracy figures in the
+# README's benchmarks were measured with the portable build; its numerics differ slightly.
+native-llama: $(INSTALLED)
+	CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF" $(PY) -m pip install --no-cache-dir \
+	  --no-binary llama-cpp-python --force-reinstall --no-deps \
+	  "llama-cpp-python==$$($(PY) -c 'import llama_cpp; print(llama_cpp.__version__)')"
 
 $(INSTALLED): pyproject.toml
 	$(MAKE) --no-print-directory setup
