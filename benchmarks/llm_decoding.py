@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import time
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from tqdm import tqdm
 
 from koplc import api
 from koplc.kopl.grounding.mentions import link
-from koplc.llm.evaluate import dev_questions
+from koplc.llm.evaluate import dev_questions, percentiles
 from koplc.llm.lm import LlamaCppLM
 from koplc.llm.pipeline import STOP, CompileOptions, hints
 
@@ -28,9 +27,7 @@ HERE = Path(__file__).resolve().parent.parent
 
 
 def summary(values: list[float]) -> dict:
-    values = sorted(values)
-    return {"n": len(values), "median": round(statistics.median(values), 3),
-            "p95": round(values[min(len(values) - 1, int(0.95 * len(values)))], 3)}
+    return {"n": len(values), **percentiles(values)}
 
 
 def main() -> None:

@@ -22,7 +22,6 @@ from koplc import api
 from koplc.kopl.metaqa import Question
 from koplc.llm.demos import template_of
 from koplc.llm.evaluate import dev_questions, evaluate_one, summarize
-from koplc.llm.lm import LlamaCppLM
 from koplc.llm.pipeline import CompileOptions
 
 HERE = Path(__file__).resolve().parent.parent
@@ -60,7 +59,7 @@ def main() -> None:
                         "so llama.cpp reuses their shared demonstrations; file: as the dataset "
                         "lists them (use it for latency, with a fresh --response-cache)")
     parser.add_argument("--decoding", default="speculative", choices=["speculative", "plain"],
-                        help="embedded model: speculative greedy decoding with kept prompt "
+                        help="llama.cpp models: speculative greedy decoding with kept prompt "
                         "states (default) or llama.cpp's one token per forward pass")
     parser.add_argument("--n-demos", type=int, help="demonstrations per prompt (default: "
                         "the pipeline's)")
@@ -71,9 +70,8 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    lm = api.open_lm(args.lm, args.response_cache or out / "responses.sqlite")
-    if args.decoding == "plain" and args.lm == "embedded":
-        lm = LlamaCppLM(cache=lm.cache, speculative=False)
+    lm = api.open_lm(args.lm, args.response_cache or out / "responses.sqlite",
+                     speculative=args.decoding == "speculative")
     compiler = api.compiler(lm=lm)
     hops = tuple(int(h) for h in args.hops.split(","))
     for name in args.configs.split(","):
@@ -118,7 +116,6 @@ def markdown(out: Path) -> str:
             sources = ", ".join(f"{k} {v}" for k, v in sorted(s.get("sources", {}).items()))
             rows.append(f"| {name} | {hop} | {s['n']} | {s['hits@1']} | {s['f1']} | "
                         f"{sources} | {failures} | {errors} |")
-            t = s["seconds"]
             for label, t in (("all", s["seconds"]),
                              (f"new prompt ({s.get('n_new_prompt', 0)})",
                               s.get("seconds_new_prompt", {})),

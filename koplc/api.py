@@ -301,13 +301,15 @@ def default_kb_path() -> Path:
     return path()
 
 
-def open_lm(spec: str = "embedded", response_cache: str | Path | None = None):
+def open_lm(spec: str = "embedded", response_cache: str | Path | None = None, *,
+            speculative: bool = True):
     """An LM client: "embedded" (llama.cpp + Gemma 3 270M), an OpenAI-compatible server URL,
     a .gguf file, or a local Hugging Face model folder; `response_cache` is a sqlite file of
-    cached responses or "off" (default: $KOPLC_RESPONSE_CACHE, else koplc's cache folder)."""
+    cached responses or "off" (default: $KOPLC_RESPONSE_CACHE, else koplc's cache folder);
+    `speculative=False` makes a llama.cpp model decode one token per forward pass."""
     from koplc.llm.defaults import open_lm as open_spec
 
-    return open_spec(spec, response_cache)
+    return open_spec(spec, response_cache, speculative=speculative)
 
 
 def compiler(kb_path: str | Path | None = None, lm="embedded", options=None, pool=None):

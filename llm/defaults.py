@@ -43,11 +43,13 @@ def default_pool():
     return metaqa_pool(default_pool_path().parent, pattern="metaqa_pool.tsv")
 
 
-def open_lm(spec: str = "embedded", response_cache: str | Path | None = None):
+def open_lm(spec: str = "embedded", response_cache: str | Path | None = None, *,
+            speculative: bool = True):
     """An LM client from a CLI spec: "embedded", an http(s) URL, or a local HF model folder.
 
     Responses are cached in `response_cache` (a sqlite file; "off" for none), by default
-    $KOPLC_RESPONSE_CACHE or responses.sqlite in koplc's cache folder."""
+    $KOPLC_RESPONSE_CACHE or responses.sqlite in koplc's cache folder. `speculative=False`
+    makes a llama.cpp model decode one token per forward pass."""
     from koplc.llm.response_cache import ResponseCache
 
     where = str(response_cache or os.environ.get("KOPLC_RESPONSE_CACHE")
@@ -56,7 +58,7 @@ def open_lm(spec: str = "embedded", response_cache: str | Path | None = None):
     if spec == "embedded":
         from koplc.llm.lm import LlamaCppLM
 
-        return LlamaCppLM(cache=cache)
+        return LlamaCppLM(cache=cache, speculative=speculative)
     if re.match(r"https?://", spec):
         from koplc.llm.openai_lm import OpenAICompatibleLM
 
@@ -68,7 +70,7 @@ def open_lm(spec: str = "embedded", response_cache: str | Path | None = None):
     if Path(spec).suffix == ".gguf" and Path(spec).is_file():
         from koplc.llm.lm import LlamaCppLM
 
-        return LlamaCppLM(spec, cache=cache)
+        return LlamaCppLM(spec, cache=cache, speculative=speculative)
     raise KoplcError(f"--lm {spec!r}: expected 'embedded', an http(s) URL of an "
                      "OpenAI-compatible server, a .gguf file or a Hugging Face model folder",
                      code="lm-spec")

@@ -133,12 +133,17 @@ def timing(rows: list[dict]) -> dict:
     """Median and p95 seconds per stage."""
     out = {}
     for stage in ("generation", "grounding", "execution", "total"):
-        values = sorted(r["seconds"].get(stage, 0.0) for r in rows if r["seconds"])
+        values = [r["seconds"].get(stage, 0.0) for r in rows if r["seconds"]]
         if values:
-            out[stage] = {"median": round(statistics.median(values), 3),
-                          "p95": round(values[min(len(values) - 1, int(0.95 * len(values)))],
-                                       3)}
+            out[stage] = percentiles(values)
     return out
+
+
+def percentiles(values: list[float]) -> dict:
+    """Median and p95 of `values` (not empty), to the millisecond."""
+    values = sorted(values)
+    return {"median": round(statistics.median(values), 3),
+            "p95": round(values[min(len(values) - 1, int(0.95 * len(values)))], 3)}
 
 
 def write_jsonl(records: list[dict], path: str | Path) -> None:

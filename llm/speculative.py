@@ -29,17 +29,18 @@ class PromptStates:
         self.capacity = capacity
         self.states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
 
-    def best(self, tokens: Sequence[int]) -> tuple[tuple[int, ...], bytes | None]:
-        """The saved prompt sharing the longest prefix with `tokens`, and its state."""
+    def best(self, tokens: Sequence[int]) -> tuple[int, tuple[int, ...], bytes | None]:
+        """How many leading tokens the saved prompt sharing most with `tokens` shares, that
+        prompt, and its state."""
         length, found = 0, None
         for key in self.states:
             n = common_prefix(key, tokens)
             if n > length:
                 length, found = n, key
         if found is None:
-            return (), None
+            return 0, (), None
         self.states.move_to_end(found)
-        return found, self.states[found]
+        return length, found, self.states[found]
 
     def save(self, llm, tokens: Sequence[int]) -> None:
         """Keep the context's KV cache, which holds exactly `tokens`."""
@@ -106,8 +107,7 @@ def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
     saved state) and return how many tokens of `tokens` it holds, at most all but one."""
     held = common_prefix(llm._input_ids.tolist(), tokens)
     if states is not None:
-        key, state = states.best(tokens)
-        saved = common_prefix(key, tokens)
+        saved, key, state = states.best(tokens)
         if state is not None and saved > held:
             held = saved if states.load(llm, key, state) else 0
     held = min(held, len(tokens) - 1)
