@@ -4,12 +4,14 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-# Two dependencies compile from source, and by default for the CPU they compile on
-# (-march=native).  pip caches the wheel it builds and reuses it later, even on a machine with
-# another CPU, where that wheel dies with "Illegal instruction".  So build them for a fixed
-# target instead: llama.cpp without GGML_NATIVE (x86-64: AVX2/FMA/F16C, Arm: baseline armv8),
-# without the multimodal library koplc never loads; hnswlib without -march=native.
-export CMAKE_ARGS := $(strip $(CMAKE_ARGS) -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF)
+# Two dependencies compile from source. llama.cpp is built for this machine's own CPU (AVX-512
+# where it has it: greedy decoding was 1.65x faster than the portable AVX2 build on this machine,
+# benchmarks/llm_decoding.py), once per .venv (a few minutes on a small machine), and pip neither
+# caches nor reuses that wheel: a cached one would die with "Illegal instruction" on a machine
+# with another CPU. hnswlib is built without -march=native, so its cached wheel is portable.
+# The multimodal library of llama.cpp is left out: koplc never loads it.
+LLAMA_NATIVE := CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF" $(PY) -m pip install \
+  --no-cache-dir --no-binary llama-cpp-python
 export HNSWLIB_NO_NATIVE := 1
 
 # The import rules of DESIGN.md are checked on the package as Python sees it: the folders are
@@ -45,19 +47,16 @@ system-deps:
 
 setup: system-deps | $(PY)
 	$(PY) -m pip install --upgrade pip
+	$(PY) -c 'import llama_cpp' 2>/dev/null || $(LLAMA_NATIVE) 'llama-cpp-python[server]>=0.3.9'
 	$(PY) -m pip install -e '.[all,dev]'
 	touch $(INSTALLED)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# Opt-in, after setup: llama.cpp rebuilt for this machine's CPU (AVX-512 where it has it). Greedy
-# decoding was 1.65x faster than the portable build here (benchmarks/llm_decoding.py). pip builds
-# it without its cache, so the wheel never reaches another machine. The accuracy figures in the
-# README's benchmarks were measured with the portable build; its numerics differ slightly.
+# For a .venv made before setup built llama.cpp natively, or moved to another CPU: rebuild it.
 native-llama: $(INSTALLED)
-	CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF" $(PY) -m pip install --no-cache-dir \
-	  --no-binary llama-cpp-python --force-reinstall --no-deps \
+	$(LLAMA_NATIVE) --force-reinstall --no-deps \
 	  "llama-cpp-python==$$($(PY) -c 'import llama_cpp; print(llama_cpp.__version__)')"
 
 $(INSTALLED): pyproject.toml

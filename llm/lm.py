@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-import numpy as np
-
 from koplc.kopl.errors import KoplcError
 from koplc.llm.response_cache import ResponseCache, cached
 
@@ -51,7 +49,8 @@ class LlamaCppLM:
     """A GGUF model in-process via llama-cpp-python. Greedy completions are decoded
     speculatively (llm/speculative.py): the prompts' KV caches are kept between calls and
     drafts from the hints and the prompt are checked several tokens per forward pass;
-    `speculative=False` decodes one token per pass with llama.cpp's own sampler."""
+    `speculative=False` decodes one token per pass with llama.cpp's own sampler. Scores come
+    from the same context, with logits only for the continuation's tokens."""
 
     def __init__(self, model_path: str | Path | None = None, *, n_threads: int | None = None,
                  n_ctx: int = 4096, seed: int = 0, cache: ResponseCache | None = None,
@@ -64,18 +63,17 @@ class LlamaCppLM:
         # One thread per core this process may run on (taskset and cgroups respected).
         self.n_threads = n_threads or len(os.sched_getaffinity(0))
         self.n_ctx, self.seed, self.cache = n_ctx, seed, cache
-        self._model = self._load(logits_all=False)
-        self._scorer = None
+        self._model = self._load()
         self._states = PromptStates() if speculative else None
 
-    def _load(self, logits_all: bool):
+    def _load(self):
         from llama_cpp import Llama
 
         try:
             with _quiet():
                 return Llama(model_path=str(self.path), n_ctx=self.n_ctx,
                              n_threads=self.n_threads, n_threads_batch=self.n_threads,
-                             logits_all=logits_all, seed=self.seed, verbose=False)
+                             seed=self.seed, verbose=False)
         except (ValueError, RuntimeError) as err:
             raise KoplcError(f"llama.cpp cannot load {self.path}: {err}",
                              code="lm-load") from err
@@ -128,21 +126,9 @@ class LlamaCppLM:
         return cached(self.cache, request, lambda: self._score(prompt, continuation))
 
     def _score(self, prompt: str, continuation: str) -> float:
-        from koplc.llm.speculative import common_prefix
+        from koplc.llm import speculative
 
-        if self._scorer is None:
-            self._scorer = self._load(logits_all=True)
-        llm = self._scorer
-        head = llm.tokenize(prompt.encode(), add_bos=True)
-        full = llm.tokenize((prompt + continuation).encode(), add_bos=True)
-        start = common_prefix(head, full)
-        if start == 0 or start >= len(full):
-            raise KoplcError("cannot score an empty continuation", code="lm-score")
-        common = min(common_prefix(list(llm._input_ids), full), start - 1)
-        llm.n_tokens = common
-        llm.eval(full[common:])
-        logits = np.asarray(llm.scores[start - 1:len(full) - 1], dtype=np.float64)
-        top = logits.max(axis=1, keepdims=True)
-        logprobs = logits - top - np.log(np.exp(logits - top).sum(axis=1, keepdims=True))
-        return float(sum(logprobs[i, t] for i, t in enumerate(full[start:])))
-
+        try:
+            return speculative.score(self._model, prompt, continuation, self._states)
+        except ValueError as err:
+            raise KoplcError(str(err), code="lm-score") from err

@@ -1,5 +1,6 @@
-"""Fast greedy decoding for llama.cpp: prompt states kept between calls, and drafts (hints, or
-text looked up in the prompt) checked by the model several tokens per forward pass.
+"""Fast greedy decoding and scoring for llama.cpp: prompt states kept between calls, drafts
+(hints, or text looked up in the prompt) checked by the model several tokens per forward pass,
+and logits computed only where they are read (Gemma's output layer spans 262k tokens).
 
 A drafted token is kept only when it is the model's own argmax at that position, so the output
 is the model's greedy output. The logits come from batches, whose arithmetic can break a
@@ -165,17 +166,45 @@ def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
     return text
 
 
+def score(llm, prompt: str, continuation: str, states: PromptStates | None = None) -> float:
+    """log P(continuation | prompt): the prompt's KV comes from the context or a saved state
+    (the generation prompt of a repair score is one), and only the continuation's rows get
+    logits."""
+    head = llm.tokenize(prompt.encode(), add_bos=True)
+    full = llm.tokenize((prompt + continuation).encode(), add_bos=True)
+    start = common_prefix(head, full)
+    if start == 0 or start >= len(full):
+        raise ValueError("cannot score an empty continuation")
+    if len(full) > llm.n_ctx():
+        raise ValueError(f"{len(full)} tokens do not fit the {llm.n_ctx()}-token context")
+    held = start_from(llm, full[:start], states)
+    if held < start - 1:
+        _decode(llm, full[held:start - 1], held, logits_from=None)
+    # Always the same last batch (the prompt's last token and the continuation), so that the
+    # candidates scored after one prompt differ only by their tokens, not by how they were batched.
+    rows = _decode(llm, full[start - 1:-1], start - 1, logits_from=0,
+                   reduce=lambda r: r.astype(np.float64))
+    top = rows.max(axis=1, keepdims=True)
+    logprobs = rows - top - np.log(np.exp(rows - top).sum(axis=1, keepdims=True))
+    return float(logprobs[np.arange(len(rows)), full[start:]].sum())
+
+
 def _ends(llama_cpp, llm, token: int) -> bool:
     return bool(llama_cpp.llama_vocab_is_eog(llm._model.vocab, token))
 
 
-def _decode(llm, batch: list[int], n_past: int, logits_from: int | None) -> np.ndarray:
-    """Evaluate `batch` after `n_past` tokens; the argmax token at each position from
-    `logits_from` on (nothing when None)."""
+def _argmax(rows: np.ndarray) -> np.ndarray:
+    return rows.argmax(axis=1)
+
+
+def _decode(llm, batch: list[int], n_past: int, logits_from: int | None,
+            reduce=_argmax) -> np.ndarray:
+    """Evaluate `batch` after `n_past` tokens; `reduce` of the logit rows of the positions from
+    `logits_from` on (by default the argmax token of each; nothing when None)."""
     import llama_cpp
 
     size = llm.n_batch
-    best = []
+    out = []
     for lo in range(0, len(batch), size):
         chunk = batch[lo:lo + size]
         b = llm._batch.batch
@@ -196,5 +225,5 @@ def _decode(llm, batch: list[int], n_past: int, logits_from: int | None) -> np.n
             rows = np.ctypeslib.as_array(
                 ctypes.cast(llama_cpp.llama_get_logits(llm._ctx.ctx),
                             ctypes.POINTER(ctypes.c_float)), shape=(wanted * vocab,))
-            best += rows.reshape(wanted, vocab).argmax(axis=1).tolist()
-    return np.asarray(best, dtype=np.int64)
+            out.append(reduce(rows.reshape(wanted, vocab)))
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)

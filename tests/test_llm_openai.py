@@ -10,6 +10,7 @@ from koplc.kopl.errors import KoplcError
 from koplc.llm.lm import LlamaCppLM
 from koplc.llm.openai_lm import OpenAICompatibleLM
 from koplc.llm.server import free_port, local_server
+from llama_reference import reference_score
 
 PROMPT = ("Question: who directed Blade Runner\nEntities: Blade Runner\n"
           "Step 1: Find(Blade Runner)\nStep 2: Relate(directed_by, forward)\n"
@@ -40,8 +41,12 @@ def test_scores_match_the_embedded_model(server, embedded):
     right = served.score("The film Heat was directed by", " Michael Mann")
     wrong = served.score("The film Heat was directed by", " a banana")
     assert right < 0 and wrong < right
+    # The server reads a fresh prompt in one batch, as the reference does; the embedded client
+    # batches the prompt and the continuation apart (llama_reference.py: that moves it a little).
+    assert right == pytest.approx(reference_score(embedded.path, "The film Heat was directed by",
+                                                  " Michael Mann"), abs=0.05)
     assert right == pytest.approx(embedded.score("The film Heat was directed by",
-                                                 " Michael Mann"), abs=0.05)
+                                                 " Michael Mann"), abs=0.6)
 
 
 def test_grammar_reaches_the_server(server):

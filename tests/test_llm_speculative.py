@@ -8,6 +8,7 @@ import pytest
 from koplc.llm import speculative
 from koplc.llm.lm import LlamaCppLM
 from koplc.llm.speculative import PromptStates, draft, lookup
+from llama_reference import reference_score
 
 STOP = ("\nQuestion:", "\n\n")
 SHOTS = ("Question: who directed Heat\nEntities: Heat\nFind(Heat)\n"
@@ -113,3 +114,36 @@ def test_prompt_too_long_for_the_context_is_a_clear_error(models):
     _, fast = models
     with pytest.raises(KoplcError, match="no room"):
         fast.generate("word " * 5000, 1, 0.0, 1, STOP, max_tokens=8)
+
+
+
+def test_scores_read_only_the_continuation_after_a_kept_prompt(models, monkeypatch):
+    _, fast = models
+    p = prompt(QUESTIONS[0])
+    fast.generate(p, 1, 0.0, 1, STOP, max_tokens=40)  # keeps the prompt's state
+    fast._model.reset()
+    fast._model._ctx.kv_cache_clear()
+    read = []
+    decode = speculative._decode
+    monkeypatch.setattr(speculative, "_decode",
+                        lambda llm, batch, *a, **k: read.append(len(batch)) or
+                        decode(llm, batch, *a, **k))
+    continuation = "Find(Blade Runner)\nRelate(directed_by, forward)\nQueryName()\n\n"
+    right = fast.score(p, continuation)
+    wrong = fast.score(p, "Find(Blade Runner)\nRelate(has_genre, forward)\nCount()\n\n")
+    assert wrong < right < 0
+    # The prompt's last token and the continuation but its last token, not the ~100 tokens
+    # before them; the second continuation is read the same way on the same prompt KV.
+    assert read == [len(fast._model.tokenize(continuation.encode(), add_bos=False)), read[1]]
+    assert read[1] < 20
+    assert right == pytest.approx(reference_score(fast.path, p, continuation), abs=0.5)
+
+
+def test_scores_of_one_prompt_are_batched_alike_whatever_the_context_held(models):
+    _, fast = models
+    p, continuation = "The film Heat was directed by", " Michael Mann"
+    fast._model.reset()
+    fast._model._ctx.kv_cache_clear()
+    first = fast._score(p, continuation)
+    fast._score(p, " a banana")
+    assert fast._score(p, continuation) == first
