@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -73,6 +75,7 @@ def main() -> None:
     lm = api.open_lm(args.lm, args.response_cache or out / "responses.sqlite",
                      speculative=args.decoding == "speculative")
     compiler = api.compiler(lm=lm)
+    speed = [reading_speed(lm, compiler.builder.prefix)]
     hops = tuple(int(h) for h in args.hops.split(","))
     for name in args.configs.split(","):
         options, lto = CONFIGS[name]
@@ -95,9 +98,37 @@ def main() -> None:
         summary = summarize(records)
         (out / f"{name}.summary.json").write_text(json.dumps(summary, indent=1))
         print(name, json.dumps(summary), flush=True)
+    speed.append(reading_speed(lm, compiler.builder.prefix))
+    if speed[0]:
+        # This shared machine's speed drifts (the same read took 0.5 s and 0.95 s minutes
+        # apart), so the timings carry how fast llama.cpp read when the run began and ended.
+        (out / "reading_speed.json").write_text(json.dumps(
+            {"tokens_per_s": {"before": speed[0], "after": speed[1]}}))
     report = markdown(out)
     (out / "report.md").write_text(report)
     print(report)
+
+
+def reading_speed(lm, text: str, repeats: int = 3) -> float | None:
+    """How many tokens a second the embedded model reads `text` now (median of `repeats`);
+    None for other clients."""
+    from koplc.llm import speculative
+    from koplc.llm.lm import LlamaCppLM
+
+    if not isinstance(lm, LlamaCppLM):
+        return None
+    llm = lm._model
+    tokens = llm.tokenize(text.encode(), add_bos=True)
+    seconds = []
+    for _ in range(repeats):
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        clock = time.perf_counter()
+        speculative._decode(llm, tokens, 0, None)
+        seconds.append(time.perf_counter() - clock)
+    llm.reset()
+    llm._ctx.kv_cache_clear()
+    return round(len(tokens) / statistics.median(seconds), 1)
 
 
 def markdown(out: Path) -> str:
@@ -125,7 +156,13 @@ def markdown(out: Path) -> str:
                     times.append(f"| {name} | {hop} | {label} | " + " | ".join(
                         f"{t[k]['median']} / {t[k]['p95']}" if k in t else "-"
                         for k in ("generation", "grounding", "execution", "total")) + " |")
-    return "\n".join(rows) + "\n\n" + "\n".join(times) + "\n"
+    text = "\n".join(rows) + "\n\n" + "\n".join(times) + "\n"
+    speed = out / "reading_speed.json"
+    if speed.exists():
+        t = json.loads(speed.read_text())["tokens_per_s"]
+        text += (f"\nllama.cpp read {t['before']} tokens/s when the run began, "
+                 f"{t['after']} when it ended.\n")
+    return text
 
 
 if __name__ == "__main__":
