@@ -37,6 +37,19 @@ def test_draft_prefers_a_hint_that_the_output_begins():
     assert draft([8, 1, 9, 8], [8], hints) == [1, 9, 8]  # no hint fits: prompt lookup
 
 
+def wipe_and_count_reads(lm, monkeypatch) -> list[int]:
+    """Empty `lm`'s context (its kept states stay); the list then fills with the length of
+    every batch llama.cpp is given."""
+    lm._model.reset()
+    lm._model._ctx.kv_cache_clear()
+    read = []
+    decode = speculative._decode
+    monkeypatch.setattr(speculative, "_decode",
+                        lambda llm, batch, *a, **k: read.append(len(batch)) or
+                        decode(llm, batch, *a, **k))
+    return read
+
+
 @pytest.fixture(scope="module")
 def models():
     return LlamaCppLM(speculative=False), LlamaCppLM()
@@ -82,13 +95,7 @@ def test_max_tokens_and_kept_states(models, monkeypatch):
     assert len(fast._states.states) >= 2
     # A new question after the context was wiped: the shots come back from a saved state,
     # so llama.cpp reads only the question's lines.
-    fast._model.reset()
-    fast._model._ctx.kv_cache_clear()
-    read = []
-    decode = speculative._decode
-    monkeypatch.setattr(speculative, "_decode",
-                        lambda llm, batch, *a, **k: read.append(len(batch)) or
-                        decode(llm, batch, *a, **k))
+    read = wipe_and_count_reads(fast, monkeypatch)
     new = prompt(("who wrote Heat", "Heat"))
     assert fast.generate(new, 1, 0.0, 1, STOP, max_tokens=40) == \
         plain.generate(new, 1, 0.0, 1, STOP, max_tokens=40)
@@ -121,13 +128,7 @@ def test_scores_read_only_the_continuation_after_a_kept_prompt(models, monkeypat
     _, fast = models
     p = prompt(QUESTIONS[0])
     fast.generate(p, 1, 0.0, 1, STOP, max_tokens=40)  # keeps the prompt's state
-    fast._model.reset()
-    fast._model._ctx.kv_cache_clear()
-    read = []
-    decode = speculative._decode
-    monkeypatch.setattr(speculative, "_decode",
-                        lambda llm, batch, *a, **k: read.append(len(batch)) or
-                        decode(llm, batch, *a, **k))
+    read = wipe_and_count_reads(fast, monkeypatch)
     continuation = "Find(Blade Runner)\nRelate(directed_by, forward)\nQueryName()\n\n"
     right = fast.score(p, continuation)
     wrong = fast.score(p, "Find(Blade Runner)\nRelate(has_genre, forward)\nCount()\n\n")
