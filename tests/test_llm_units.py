@@ -181,3 +181,31 @@ def test_unknown_lm_spec(tmp_path, capsys):
     question.write_text("who directed Blade Runner\n")
     assert cli.main(["compile", str(question), "--lm", "no-such-thing"]) == cli.EXIT_USER_ERROR
     assert "--lm" in capsys.readouterr().err
+
+
+class PrefersLonger:
+    """Fault injection: an LM that always finds the longer name more likely."""
+
+    name = "prefers-longer"
+
+    def score(self, prompt, continuation):
+        return float(len(continuation))
+
+
+def test_a_name_the_question_says_word_for_word_leads_without_the_lm():
+    from koplc.kopl.grounding.choosers import Candidate
+    from koplc.kopl.types import ArgKind
+    from koplc.llm.scoring import LMChooser
+
+    chooser = LMChooser(PrefersLonger())
+    candidates = [Candidate("Phantom of the Opera", 1.0), Candidate("The Phantom of the Opera", 0.97)]
+    said = chooser.rank(ArgKind.ENTITY, "Phantom of the Opera", candidates,
+                        "which movies share a writer with [Phantom of the Opera]")
+    assert said[0].name == "Phantom of the Opera"
+    # The question says the longer name: it leads, though the program wrote the shorter.
+    longer = chooser.rank(ArgKind.ENTITY, "Phantom of the Opera", candidates,
+                          "who wrote The Phantom of the Opera")
+    assert longer[0].name == "The Phantom of the Opera"
+    # Neither said: the LM decides (here, for the longer).
+    unsaid = chooser.rank(ArgKind.ENTITY, "Phantom of the Opera", candidates, "who wrote it")
+    assert unsaid[0].name == "The Phantom of the Opera"
