@@ -38,7 +38,8 @@ class LMChooser(LikelihoodChooser):
             # The question names one of them word for word: that one leads, no LM call (the
             # LM is near 50/50 between "Phantom of the Opera" and "The Phantom of the Opera").
             return [replace(said, score=1.0)] + \
-                [replace(c, score=c.similarity) for c in ordered if c is not said]
+                [replace(c, score=c.similarity * (1 - self.weight))
+                 for c in ordered if c is not said]
         return super().rank(kind, written, close, question) + \
             [replace(c, score=c.similarity * (1 - self.weight)) for c in ordered[len(close):]]
 

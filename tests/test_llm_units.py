@@ -202,6 +202,9 @@ def test_a_name_the_question_says_word_for_word_leads_without_the_lm():
     said = chooser.rank(ArgKind.ENTITY, "Phantom of the Opera", candidates,
                         "which movies share a writer with [Phantom of the Opera]")
     assert said[0].name == "Phantom of the Opera"
+    # The others fall as far as the LM could have put them, so execution guidance does not
+    # trade the named entity for a near namesake that makes a wrong program answer.
+    assert said[1].score == pytest.approx(0.97 * (1 - chooser.weight))
     # The question says the longer name: it leads, though the program wrote the shorter.
     longer = chooser.rank(ArgKind.ENTITY, "Phantom of the Opera", candidates,
                           "who wrote The Phantom of the Opera")
