@@ -121,13 +121,11 @@ def reading_speed(lm, text: str, repeats: int = 3) -> float | None:
     tokens = llm.tokenize(text.encode(), add_bos=True)
     seconds = []
     for _ in range(repeats):
-        llm.reset()
-        llm._ctx.kv_cache_clear()
+        speculative.empty(llm)
         clock = time.perf_counter()
         speculative._decode(llm, tokens, 0, None)
         seconds.append(time.perf_counter() - clock)
-    llm.reset()
-    llm._ctx.kv_cache_clear()
+    speculative.empty(llm)
     return round(len(tokens) / statistics.median(seconds), 1)
 
 

@@ -103,6 +103,12 @@ def lookup(history: Sequence[int], n: int = DRAFT) -> list[int]:
     return []
 
 
+def empty(llm) -> None:
+    """Drop everything the context holds (its tokens and their KV)."""
+    llm.reset()
+    llm._ctx.kv_cache_clear()
+
+
 def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
     """Bring the context to the longest available prefix of `tokens` (what it holds, or a
     saved state) and return how many tokens of `tokens` it holds, at most all but one."""
@@ -115,8 +121,7 @@ def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
     if held and not llm._ctx.kv_cache_seq_rm(-1, held, -1):
         held = 0
     if not held:
-        llm.reset()
-        llm._ctx.kv_cache_clear()
+        empty(llm)
     llm.n_tokens = held
     return held
 

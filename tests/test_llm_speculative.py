@@ -40,8 +40,7 @@ def test_draft_prefers_a_hint_that_the_output_begins():
 def wipe_and_count_reads(lm, monkeypatch) -> list[int]:
     """Empty `lm`'s context (its kept states stay); the list then fills with the length of
     every batch llama.cpp is given."""
-    lm._model.reset()
-    lm._model._ctx.kv_cache_clear()
+    speculative.empty(lm._model)
     read = []
     decode = speculative._decode
     monkeypatch.setattr(speculative, "_decode",
@@ -65,8 +64,7 @@ def test_without_drafts_the_loop_is_llama_cpp_greedy(models, monkeypatch):
     for question in QUESTIONS:
         p = prompt(question)
         for model in (fast._model, plain._model):
-            model.reset()
-            model._ctx.kv_cache_clear()
+            speculative.empty(model)
         assert speculative.greedy(fast._model, p, STOP, 40) == \
             plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)[0]
 
@@ -143,8 +141,7 @@ def test_scores_read_only_the_continuation_after_a_kept_prompt(models, monkeypat
 def test_scores_of_one_prompt_are_batched_alike_whatever_the_context_held(models):
     _, fast = models
     p, continuation = "The film Heat was directed by", " Michael Mann"
-    fast._model.reset()
-    fast._model._ctx.kv_cache_clear()
+    speculative.empty(fast._model)
     first = fast._score(p, continuation)
     fast._score(p, " a banana")
     assert fast._score(p, continuation) == first
