@@ -37,11 +37,11 @@ class LMChooser(LikelihoodChooser):
         if said is not None:
             # The question names one of them word for word: that one leads, no LM call (the
             # LM is near 50/50 between "Phantom of the Opera" and "The Phantom of the Opera").
-            return [replace(said, score=1.0)] + \
-                [replace(c, score=c.similarity * (1 - self.weight))
-                 for c in ordered if c is not said]
-        return super().rank(kind, written, close, question) + \
-            [replace(c, score=c.similarity * (1 - self.weight)) for c in ordered[len(close):]]
+            ranked, rest = [replace(said, score=1.0)], [c for c in ordered if c is not said]
+        else:
+            ranked, rest = super().rank(kind, written, close, question), ordered[len(close):]
+        # The rest score as low as the LM could have put them.
+        return ranked + [replace(c, score=c.similarity * (1 - self.weight)) for c in rest]
 
     def log_likelihoods(self, kind: ArgKind, written: str, names: Sequence[str],
                         question: str | None) -> list[float]:
