@@ -16,9 +16,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-# A draft is the text that followed the longest recent match of the last few tokens.
+# Without a hint, a draft is the text that followed the longest recent match of the last few
+# tokens.
 MAX_NGRAM = 4
 DRAFT = 12
+# After a mismatch a hint is picked up again where the completion's last ALIGN characters fit
+# it with at most MAX_EDITS edits, else after the longest suffix of the completion (of
+# MIN_RESYNC to MAX_RESYNC characters) that it holds.
+ALIGN, MAX_EDITS = 12, 1
+MIN_RESYNC, MAX_RESYNC = 4, 32
+# A prompt's state is kept when more than KEEP of its tokens were new to the context. A question
+# after demonstrations held already adds only its own lines (about 10 to 30 tokens): they are
+# read in the first draft's pass, and nothing is kept.
+KEEP = 32
 
 
 class PromptStates:
@@ -79,14 +89,77 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
-def draft(history: Sequence[int], out: Sequence[int], hints: Sequence[Sequence[int]],
+def draft(history: Sequence[int], text: str, hints: Sequence[str], tokenize,
           n: int = DRAFT) -> list[int]:
-    """What to check next: the rest of the first hint that `out` (the tokens generated so far)
-    begins, else a lookup in `history` (the prompt and `out`)."""
+    """What to check next: the rest of the hint that best continues `text` (the completion so
+    far, see `resync`) as `tokenize` splits it, else a lookup in `history` (the prompt and the
+    completion's tokens)."""
+    rest = resync(text, hints)
+    return tokenize(rest) if rest else lookup(history, n)
+
+
+def resync(text: str, hints: Sequence[str]) -> str:
+    """The rest of a hint after `text` (the completion so far), "" when none fits: of the
+    first hint that begins with `text`; else after the stretch of a hint, ending on the last
+    character of `text`, where the last ALIGN characters of `text` fit with at most MAX_EDITS
+    edits (and MIN_RESYNC characters more than edits); else after the longest
+    suffix of `text` (at least MIN_RESYNC characters) that a hint holds. Among equal fits, the
+    one ending nearest to where `text` ends.
+
+    Matching text, not tokens, keeps a hint after the model split a word another way than the
+    tokenizer ("Chim|pan|zee" against "Ch|impan|zee"), left out a character ('Find(Ab' for
+    'Find("Ab') or put another word in one slot ("backward" for "forward"), where a
+    token-level match loses it for the rest.
+
+    >>> resync("Find(Chim", ["Find(Chimpanzee)\\nQueryName()"])
+    'panzee)\\nQueryName()'
+    >>> resync("Find(Ab", ['Find("Abbott")\\nCount()'])
+    'bott")\\nCount()'
+    >>> resync("Relate(starred_actors, backward", ["Relate(starred_actors, forward)\\nCount()"])
+    ')\\nCount()'
+    >>> resync("Find(X", ["Count()"])
+    ''
+    """
     for hint in hints:
-        if len(hint) > len(out) and list(hint[:len(out)]) == list(out):
-            return list(hint[len(out):])
-    return lookup(history, n)
+        if len(hint) > len(text) and hint.startswith(text):
+            return hint[len(text):]
+    tail = text[-ALIGN:]
+    fits = [(cost, abs(end - len(text)), end, hint) for hint in hints
+            for end, cost in enumerate(_edits(tail, hint))
+            if cost <= MAX_EDITS and len(tail) - cost >= MIN_RESYNC and end < len(hint)
+            and hint[end - 1] == text[-1]]
+    if fits:
+        *_, end, hint = min(fits, key=lambda f: f[:2])
+        return hint[end:]
+    for size in range(min(len(text), MAX_RESYNC), MIN_RESYNC - 1, -1):
+        tail = text[-size:]
+        ends = [(abs(at + size - len(text)), at + size, hint) for hint in hints
+                for at in _occurrences(hint, tail)]
+        if ends:
+            _, end, hint = min(ends, key=lambda e: e[0])
+            if end < len(hint):
+                return hint[end:]
+    return ""
+
+
+def _edits(tail: str, hint: str) -> list[int]:
+    """For each end position in `hint`, the fewest edits that turn some stretch of `hint`
+    ending there into `tail` (the stretch may start anywhere)."""
+    row = [0] * (len(hint) + 1)
+    for i, c in enumerate(tail, 1):
+        new = [i]
+        for j, h in enumerate(hint, 1):
+            new.append(min(row[j - 1] + (c != h), row[j] + 1, new[j - 1] + 1))
+        row = new
+    return row
+
+
+def _occurrences(text: str, part: str) -> list[int]:
+    found, at = [], text.find(part)
+    while at >= 0:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found
 
 
 def lookup(history: Sequence[int], n: int = DRAFT) -> list[int]:
@@ -133,19 +206,21 @@ def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
     import llama_cpp
 
     tokens = llm.tokenize(prompt.encode(), add_bos=True)
-    drafts = [llm.tokenize(h.encode(), add_bos=False) for h in hints]
     if len(tokens) + max_tokens + DRAFT + 1 > llm.n_ctx():
         raise ValueError(f"prompt of {len(tokens)} tokens leaves no room in the "
                          f"{llm.n_ctx()}-token context")
     held = start_from(llm, tokens, states)
-    if states is not None and len(tokens) - held > 1:
+    if states is not None and len(tokens) - held > KEEP:
+        # A new prompt: read it all but its last token, and keep that for later questions.
         _decode(llm, tokens[held:-1], llm.n_tokens, logits_from=None)
         states.save(llm, tokens[:-1])
-    pending = [tokens[-1]] if llm.n_tokens == len(tokens) - 1 else tokens[held:]
+    pending = tokens[llm.n_tokens:]  # read with the first draft, in one pass
     out: list[int] = []
     text = ""
     while len(out) < max_tokens:
-        guess = draft(tokens + out, out, drafts)[: max_tokens - len(out) - 1]
+        guess = draft(tokens + out, text, hints,
+                      lambda s: llm.tokenize(s.encode(), add_bos=False))
+        guess = guess[: max_tokens - len(out) - 1]
         best = _decode(llm, pending + guess, llm.n_tokens, logits_from=len(pending) - 1)
         accepted = [int(best[0])]
         for i, token in enumerate(guess):

@@ -7,7 +7,7 @@ import pytest
 
 from koplc.llm import speculative
 from koplc.llm.lm import LlamaCppLM
-from koplc.llm.speculative import PromptStates, draft, lookup
+from koplc.llm.speculative import PromptStates, draft, lookup, resync
 from llama_reference import reference_score
 
 STOP = ("\nQuestion:", "\n\n")
@@ -31,10 +31,26 @@ def test_lookup_continues_the_latest_match_of_the_longest_suffix():
 
 
 def test_draft_prefers_a_hint_that_the_output_begins():
-    hints = [[1, 2, 3], [4, 5, 6, 7]]
-    assert draft([9, 4, 5], [4, 5], hints) == [6, 7]
-    assert draft([9, 1], [1], hints) == [2, 3]
-    assert draft([8, 1, 9, 8], [8], hints) == [1, 9, 8]  # no hint fits: prompt lookup
+    hints = ["abc", "defg"]
+
+    def tokenize(text):
+        return [ord(c) for c in text]
+
+    assert draft([9, 4, 5], "de", hints, tokenize) == [ord("f"), ord("g")]
+    assert draft([9, 1], "a", hints, tokenize) == [ord("b"), ord("c")]
+    assert draft([8, 1, 9, 8], "x", hints, tokenize) == [1, 9, 8]  # no hint fits: lookup
+
+
+def test_resync_picks_the_hint_up_after_a_mismatch():
+    hint = "Find(Heat)\nRelate(directed_by, forward)\nRelate(directed_by, backward)\nCount()"
+    # Another word in one slot: the hint goes on after the longest suffix it holds, at the
+    # occurrence nearest to where the text ends.
+    assert resync("Find(Heat)\nRelate(written_by, forward", [hint]) == \
+        ")\nRelate(directed_by, backward)\nCount()"
+    assert resync("Find(Heat)\nRelate(directed_by, forward)\nRelate(written_by, ",
+                  [hint]) == "backward)\nCount()"
+    assert resync("Find(Heat)\nCou", ["Count()", hint]) == "nt()"  # nearer end wins
+    assert resync("Find(Heat)\nQ", [hint]) == ""  # fewer than MIN_RESYNC characters
 
 
 def wipe_and_count_reads(lm, monkeypatch) -> list[int]:
@@ -85,19 +101,39 @@ def test_speculative_greedy_matches_llama_cpp_greedy(models):
         plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)
 
 
+def test_a_hint_with_one_wrong_word_still_drafts_the_rest(models, monkeypatch):
+    plain, fast = models
+    p = prompt(QUESTIONS[0])
+    expected = plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)
+    assert expected == ["Find(Blade Runner)\nRelate(directed_by, forward)\nQueryName()"]
+    states = PromptStates()
+    speculative.empty(fast._model)
+    speculative.greedy(fast._model, p, STOP, 40, states)  # reads the prompt and keeps it
+    read = wipe_and_count_reads(fast, monkeypatch)
+    hint = "Find(Blade Runner)\nRelate(directed_by, backward)\nQueryName()\n\n"
+    assert speculative.greedy(fast._model, p, STOP, 40, states, [hint]) == expected[0]
+    # The question's last token and the hint, rejected at "backward"; then the hint's rest
+    # after it (")", "QueryName()", the blank line), accepted whole.
+    assert len(read) == 2
+
+
 def test_max_tokens_and_kept_states(models, monkeypatch):
     plain, fast = models
+    monkeypatch.setattr(fast, "_states", PromptStates())
+    speculative.empty(fast._model)
     p = prompt(QUESTIONS[1])
     assert fast.generate(p, 1, 0.0, 1, (), max_tokens=3) == \
         plain.generate(p, 1, 0.0, 1, (), max_tokens=3)
-    assert len(fast._states.states) >= 2
-    # A new question after the context was wiped: the shots come back from a saved state,
-    # so llama.cpp reads only the question's lines.
+    assert len(fast._states.states) == 1  # a prompt new to the context is kept
+    # A new question after the context was wiped: the shots come back from the kept state,
+    # so llama.cpp reads only the question's lines, in the first draft's pass, and keeps
+    # nothing more.
     read = wipe_and_count_reads(fast, monkeypatch)
     new = prompt(("who wrote Heat", "Heat"))
     assert fast.generate(new, 1, 0.0, 1, STOP, max_tokens=40) == \
         plain.generate(new, 1, 0.0, 1, STOP, max_tokens=40)
-    assert read[0] < 20 < len(fast._model.tokenize(new.encode()))
+    assert read[0] - speculative.DRAFT < 20 < len(fast._model.tokenize(new.encode()))
+    assert len(fast._states.states) == 1
 
 
 def test_states_drop_the_least_recently_used_beyond_capacity(models):
@@ -107,6 +143,7 @@ def test_states_drop_the_least_recently_used_beyond_capacity(models):
     speculative.greedy(fast._model, prompt(QUESTIONS[0]), STOP, 8, states)
     assert not states.states  # one state is already more than a byte
     roomy = PromptStates()
+    speculative.empty(fast._model)
     speculative.greedy(fast._model, prompt(QUESTIONS[0]), STOP, 8, roomy)
     speculative.greedy(fast._model, prompt(QUESTIONS[1]), STOP, 8, roomy)
     shared, key, state = roomy.best(fast._model.tokenize(prompt(QUESTIONS[0]).encode()))
@@ -124,6 +161,8 @@ def test_prompt_too_long_for_the_context_is_a_clear_error(models):
 
 def test_scores_read_only_the_continuation_after_a_kept_prompt(models, monkeypatch):
     _, fast = models
+    monkeypatch.setattr(fast, "_states", PromptStates())
+    speculative.empty(fast._model)
     p = prompt(QUESTIONS[0])
     fast.generate(p, 1, 0.0, 1, STOP, max_tokens=40)  # keeps the prompt's state
     read = wipe_and_count_reads(fast, monkeypatch)
