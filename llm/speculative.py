@@ -25,10 +25,6 @@ DRAFT = 12
 # MIN_RESYNC to MAX_RESYNC characters) that it holds.
 ALIGN, MAX_EDITS = 12, 1
 MIN_RESYNC, MAX_RESYNC = 4, 32
-# A prompt's state is kept when more than KEEP of its tokens were new to the context. A question
-# after demonstrations held already adds only its own lines (about 10 to 30 tokens): they are
-# read in the first draft's pass, and nothing is kept.
-KEEP = 32
 
 
 class PromptStates:
@@ -202,19 +198,28 @@ def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
 def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
            states: PromptStates | None = None, hints: Sequence[str] = ()) -> str:
     """The greedy completion of `prompt` up to the first `stop` string, end of text or
-    `max_tokens` tokens; `hints` are likely completions, checked first as drafts."""
-    import llama_cpp
-
+    `max_tokens` tokens; `hints` are likely completions, checked first as drafts. The prompt
+    (but its last token) is kept in `states` afterwards, for the scores after it (a repair
+    scores its candidates after the generation prompt) and for later prompts."""
     tokens = llm.tokenize(prompt.encode(), add_bos=True)
     if len(tokens) + max_tokens + DRAFT + 1 > llm.n_ctx():
         raise ValueError(f"prompt of {len(tokens)} tokens leaves no room in the "
                          f"{llm.n_ctx()}-token context")
     held = start_from(llm, tokens, states)
-    if states is not None and len(tokens) - held > KEEP:
-        # A new prompt: read it all but its last token, and keep that for later questions.
-        _decode(llm, tokens[held:-1], llm.n_tokens, logits_from=None)
+    # What the context lacks of the prompt is read in the first draft's pass.
+    text = _complete(llm, tokens, tokens[held:], stop, max_tokens, hints)
+    if states is not None:
+        llm.n_tokens = len(tokens) - 1
+        llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
         states.save(llm, tokens[:-1])
-    pending = tokens[llm.n_tokens:]  # read with the first draft, in one pass
+    return text
+
+
+def _complete(llm, tokens: list[int], pending: list[int], stop: Sequence[str],
+              max_tokens: int, hints: Sequence[str]) -> str:
+    """The speculative loop: the context holds `tokens` but `pending`."""
+    import llama_cpp
+
     out: list[int] = []
     text = ""
     while len(out) < max_tokens:

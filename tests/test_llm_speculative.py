@@ -124,16 +124,15 @@ def test_max_tokens_and_kept_states(models, monkeypatch):
     p = prompt(QUESTIONS[1])
     assert fast.generate(p, 1, 0.0, 1, (), max_tokens=3) == \
         plain.generate(p, 1, 0.0, 1, (), max_tokens=3)
-    assert len(fast._states.states) == 1  # a prompt new to the context is kept
+    assert len(fast._states.states) == 1  # the prompt is kept
     # A new question after the context was wiped: the shots come back from the kept state,
-    # so llama.cpp reads only the question's lines, in the first draft's pass, and keeps
-    # nothing more.
+    # so llama.cpp reads only the question's lines, in the first draft's pass.
     read = wipe_and_count_reads(fast, monkeypatch)
     new = prompt(("who wrote Heat", "Heat"))
     assert fast.generate(new, 1, 0.0, 1, STOP, max_tokens=40) == \
         plain.generate(new, 1, 0.0, 1, STOP, max_tokens=40)
     assert read[0] - speculative.DRAFT < 20 < len(fast._model.tokenize(new.encode()))
-    assert len(fast._states.states) == 1
+    assert len(fast._states.states) == 2
 
 
 def test_states_drop_the_least_recently_used_beyond_capacity(models):
