@@ -178,6 +178,13 @@ def empty(llm) -> None:
     llm._ctx.kv_cache_clear()
 
 
+def keep(llm, n: int) -> bool:
+    """Cut the context back to its first `n` tokens; False when llama.cpp cannot drop the KV
+    past them."""
+    llm.n_tokens = n
+    return llm._ctx.kv_cache_seq_rm(-1, n, -1)
+
+
 def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
     """Bring the context to the longest available prefix of `tokens` (what it holds, or a
     saved state) and return how many tokens of `tokens` it holds, at most all but one."""
@@ -187,11 +194,10 @@ def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
         if state is not None and saved > held:
             held = saved if states.load(llm, key, state) else 0
     held = min(held, len(tokens) - 1)
-    if held and not llm._ctx.kv_cache_seq_rm(-1, held, -1):
+    if held and not keep(llm, held):
         held = 0
     if not held:
         empty(llm)
-    llm.n_tokens = held
     return held
 
 
@@ -209,8 +215,7 @@ def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
     # What the context lacks of the prompt is read in the first draft's pass.
     text = _complete(llm, tokens, tokens[held:], stop, max_tokens, hints)
     if states is not None:
-        llm.n_tokens = len(tokens) - 1
-        llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+        keep(llm, len(tokens) - 1)
         states.save(llm, tokens[:-1])
     return text
 
@@ -220,12 +225,13 @@ def _complete(llm, tokens: list[int], pending: list[int], stop: Sequence[str],
     """The speculative loop: the context holds `tokens` but `pending`."""
     import llama_cpp
 
+    def tokenize(part: str) -> list[int]:
+        return llm.tokenize(part.encode(), add_bos=False)
+
     out: list[int] = []
     text = ""
     while len(out) < max_tokens:
-        guess = draft(tokens + out, text, hints,
-                      lambda s: llm.tokenize(s.encode(), add_bos=False))
-        guess = guess[: max_tokens - len(out) - 1]
+        guess = draft(tokens + out, text, hints, tokenize)[: max_tokens - len(out) - 1]
         best = _decode(llm, pending + guess, llm.n_tokens, logits_from=len(pending) - 1)
         accepted = [int(best[0])]
         for i, token in enumerate(guess):
@@ -233,8 +239,7 @@ def _complete(llm, tokens: list[int], pending: list[int], stop: Sequence[str],
                 break
             accepted.append(int(best[i + 1]))
         # Keep the KV of what was checked and held; the last accepted token is not in it yet.
-        llm.n_tokens -= len(guess) - (len(accepted) - 1)
-        llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+        keep(llm, llm.n_tokens - (len(guess) - (len(accepted) - 1)))
         ended = False
         for token in accepted:
             if _ends(llama_cpp, llm, token) or len(out) >= max_tokens:
