@@ -25,7 +25,7 @@ RELATIONS = {ArgKind.RELATION: ["located in", "capital of", "country of citizens
 class NoModel(Embedder):
     """An embedder that fails if asked to embed: proves a code path never loads the model."""
 
-    def encode(self, texts, batch_size=256, progress=False):
+    def encode(self, texts, batch_size=256):
         if texts:
             raise AssertionError(f"the model was asked to embed {texts}")
         return super().encode(texts)

