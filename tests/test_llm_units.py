@@ -55,6 +55,11 @@ def test_linking_finds_entities_without_brackets(kb):
     assert link("what films did Kevin Costner star in", kb).entities == ("Kevin Costner",)
     # "the cast" is an article and one lower-case word: not a name in a mixed-case question
     assert link("which movies had Eric McCormack in the cast", kb).entities == ("Eric McCormack",)
+    # a possessive is not part of the name
+    linked = link("who directed Laura Harris's films", kb)
+    assert linked.entities == ("Laura Harris",)
+    assert linked.masked() == "who directed ENT's films"
+    assert link("who directed Laura Harris’s films", kb).entities == ("Laura Harris",)
 
 
 def test_a_find_of_a_question_word_gives_way_to_the_linked_entity(kb):

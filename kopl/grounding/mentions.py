@@ -11,6 +11,7 @@ from functools import lru_cache
 from koplc.kopl.grounding.text import normal_form
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
+_POSSESSIVE = re.compile(r"['’]s$")
 _STOP = {"what", "which", "who", "whom", "the", "a", "an", "of", "in", "by", "is", "are", "was",
          "were", "did", "do", "does", "and", "or", "to", "for", "with", "that", "movie",
          "movies", "film", "films", "same", "also", "when", "where", "how", "many", "as", "be",
@@ -67,8 +68,11 @@ def link(question: str, kb) -> Linked:
             if taken & set(range(i, i + size)):
                 continue
             start, end = words[i][0], words[i + size - 1][1]
-            span = text[start:end].strip(",;:'\"")
+            span = text[start:end].strip(",;:'\"’")
             names = table.get(normal_form(span))
+            if names is None and _POSSESSIVE.search(span):  # "Laura Harris's films"
+                span = _POSSESSIVE.sub("", span)
+                names = table.get(normal_form(span))
             if names is None or not _plausible(span, lowercase, hinted):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
