@@ -13,8 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -109,24 +107,11 @@ def main() -> None:
     print(report)
 
 
-def reading_speed(lm, text: str, repeats: int = 3) -> float | None:
-    """How many tokens a second the embedded model reads `text` now (median of `repeats`);
-    None for other clients."""
-    from koplc.llm import speculative
+def reading_speed(lm, text: str) -> float | None:
+    """Tokens a second the embedded model reads `text` now; None for other clients."""
     from koplc.llm.lm import LlamaCppLM
 
-    if not isinstance(lm, LlamaCppLM):
-        return None
-    llm = lm._model
-    tokens = llm.tokenize(text.encode(), add_bos=True)
-    seconds = []
-    for _ in range(repeats):
-        speculative.empty(llm)
-        clock = time.perf_counter()
-        speculative._decode(llm, tokens, 0, None)
-        seconds.append(time.perf_counter() - clock)
-    speculative.empty(llm)
-    return round(len(tokens) / statistics.median(seconds), 1)
+    return lm.reading_speed(text) if isinstance(lm, LlamaCppLM) else None
 
 
 def markdown(out: Path) -> str:

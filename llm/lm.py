@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import statistics
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -120,6 +122,21 @@ class LlamaCppLM:
 
     def _speculates(self, temperature: float, grammar: str | None) -> bool:
         return temperature == 0 and not grammar and self._states is not None
+
+    def reading_speed(self, text: str, repeats: int = 3) -> float:
+        """Tokens a second this machine reads `text` now (median of `repeats` from an empty
+        context): how fast the host runs llama.cpp at the moment, for benchmark reports."""
+        from koplc.llm import speculative
+
+        tokens = self._model.tokenize(text.encode(), add_bos=True)
+        seconds = []
+        for _ in range(repeats):
+            speculative.empty(self._model)
+            clock = time.perf_counter()
+            speculative.read(self._model, tokens)
+            seconds.append(time.perf_counter() - clock)
+        speculative.empty(self._model)
+        return round(len(tokens) / statistics.median(seconds), 1)
 
     def score(self, prompt: str, continuation: str) -> float:
         request = dict(model=self.name, op="score", prompt=prompt, continuation=continuation)

@@ -178,6 +178,11 @@ def empty(llm) -> None:
     llm._ctx.kv_cache_clear()
 
 
+def read(llm, tokens: list[int]) -> None:
+    """Evaluate `tokens` into an empty context, with no logits."""
+    _decode(llm, tokens, 0, None)
+
+
 def keep(llm, n: int) -> bool:
     """Cut the context back to its first `n` tokens; False when llama.cpp cannot drop the KV
     past them."""

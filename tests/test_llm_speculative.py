@@ -183,3 +183,12 @@ def test_scores_of_one_prompt_are_batched_alike_whatever_the_context_held(models
     first = fast._score(p, continuation)
     fast._score(p, " a banana")
     assert fast._score(p, continuation) == first
+
+
+def test_reading_speed_reads_the_whole_text_and_leaves_the_context_empty(models, monkeypatch):
+    _, fast = models
+    read = wipe_and_count_reads(fast, monkeypatch)
+    text = "Question: who directed Heat\n" * 20
+    speed = fast.reading_speed(text, repeats=2)
+    assert read == [len(fast._model.tokenize(text.encode(), add_bos=True))] * 2
+    assert speed > 0 and fast._model.n_tokens == 0
