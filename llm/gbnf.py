@@ -1,9 +1,10 @@
 """A GBNF grammar for constrained decoding, generated from the op registry.
 
 It fixes the program format of the prompt (one call a line, no labels), every op's name and
-argument shapes (enumerated directions, comparators, …), the first step (an op with no functional input) and, as far as a context-free
-grammar can carry types, which steps may continue: an op whose output no op consumes (names,
-count, yes/no, …) must be the last step.
+argument shapes (enumerated directions, comparators, …), and as much of the type discipline as
+a context-free grammar can carry: the first step has no functional input, every step's output
+is used (a Find that no later And or Or joins is not a program), and an op whose output no op
+consumes (names, count, yes/no, …) must be the last step.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ _ENUMS = {
     ArgKind.AMONG: ("smallest", "largest"),
 }
 MAX_STEPS = 8
+MAX_DEPTH = 3  # branches open at once
 
 
 def _literal(text: str) -> str:
@@ -40,21 +42,38 @@ def _call(op: OpInfo) -> str:
 
 
 def grammar_for(ops: list[OpInfo]) -> str:
-    """The GBNF text: lines calling the given ops, each ending in a newline."""
+    """The GBNF text: lines calling the given ops, each ending in a newline.
+
+    Steps keep a stack of open branches: a source opens one, a unary op works on the top one,
+    a binary op joins the top two. Rule `sK-D` is the rest of a program with at most K more
+    steps when D branches are open, so every branch is used and the program ends with one."""
     consumed = {t for op in ops for _, t in op.inputs}
     if Type.ENTITIES in consumed:
         consumed.add(Type.ENTITIES_WITH_FACTS)
-    sources = [op for op in ops if op.arity == 0]
-    inner = [op for op in ops if op.arity and op.output in consumed]
-    final = [op for op in ops if op.arity and op.output not in consumed]
-    rules = {
-        "root": f"first middle{{0,{MAX_STEPS - 2}}} last",
-        "first": 'source "\\n"',
-        "middle": '(source | inner) "\\n"',
-        "last": '(inner | final) "\\n"',
-        "source": " | ".join(_call(op) for op in sources),
-        "inner": " | ".join(_call(op) for op in inner),
-        "final": " | ".join(_call(op) for op in final) or "inner",
-        "text": "[^,()\\n]+",
+    kinds = {
+        "source": [op for op in ops if op.arity == 0],
+        "unary": [op for op in ops if op.arity == 1 and op.output in consumed],
+        "binary": [op for op in ops if op.arity == 2 and op.output in consumed],
+        "final": [op for op in ops if op.arity == 1 and op.output not in consumed],
+        "final2": [op for op in ops if op.arity == 2 and op.output not in consumed],
     }
+    rules = {"root": f'source "\\n" s{MAX_STEPS - 1}-1'}
+    for name, members in kinds.items():
+        if members:
+            rules[name] = " | ".join(_call(op) for op in members)
+    rules["text"] = "[^,()\\n]+"
+    todo = [(MAX_STEPS - 1, 1)]
+    while todo:
+        steps, depth = todo.pop()
+        if f"s{steps}-{depth}" in rules:
+            continue
+        ends = {1: ["final", "unary"], 2: ["final2", "binary"]}.get(depth, [])
+        options = [f'{kind} "\\n"' for kind in ends if kind in rules]
+        moves = [("source", depth + 1), ("unary", depth), ("binary", depth - 1)]
+        for kind, after in moves:
+            # a branch opened must still be joined: depth - 1 binary steps are left to take
+            if kind in rules and steps > 1 and 1 <= after <= MAX_DEPTH and after - 1 < steps:
+                options.append(f'{kind} "\\n" s{steps - 1}-{after}')
+                todo.append((steps - 1, after))
+        rules[f"s{steps}-{depth}"] = " | ".join(options)
     return "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"

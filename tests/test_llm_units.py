@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
 from koplc import api, cli
+from koplc.kopl import steps_syntax
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.registry import OPS
 from koplc.llm.catalogue import catalogue, ops_for_kb
-from koplc.llm.demos import FIXED, Demo, metaqa_pool, template_key, template_of
+from koplc.llm.demos import FIXED, Demo, metaqa_pool, steps_of, template_key, template_of
 from koplc.llm.gbnf import grammar_for
 from koplc.llm.response_cache import ResponseCache, cached
 
@@ -31,17 +33,43 @@ def test_catalogue_comes_from_the_registry(kb):
     assert len(catalogue(ops_for_kb())) > len(text)
 
 
+def _gbnf_as_lark(text: str):
+    """The generated GBNF read by Lark (it uses only rules, literals, groups, ?, * and one
+    character class), to check which programs it accepts."""
+    import lark
+
+    lines = [re.sub(r"\b(s\d+)-(\d+)", r"\1_\2", line).replace(" ::= ", ": ")
+             .replace("[^,()\\n]+", "/[^,()\\n]+/")
+             for line in text.splitlines()]
+    return lark.Lark("\n".join(lines), start="root", parser="earley")
+
+
 def test_grammar_compiles_and_accepts_only_well_formed_steps(kb):
+    import lark
     from llama_cpp import LlamaGrammar
 
     text = grammar_for(ops_for_kb(kb))
     LlamaGrammar.from_string(text, verbose=False)
     LlamaGrammar.from_string(grammar_for(ops_for_kb()), verbose=False)
-    assert '"QueryName("' in text and '"forward" | "backward"' in text
-    # QueryName's output feeds nothing, so it may only be the last step.
-    rules = dict(line.split(" ::= ", 1) for line in text.splitlines())
-    assert "QueryName" in rules["final"] and "QueryName" not in rules["inner"]
-    assert "final" not in rules["middle"] and "Relate" in rules["inner"]
+    grammar = _gbnf_as_lark(text)
+    good = ["Find(Heat)\nRelate(directed_by, forward)\nQueryName()\n",
+            "Find(Heat)\nRelate(directed_by)\n",
+            "Find(A)\nRelate(r, forward)\nFind(B)\nRelate(s, backward)\nAnd()\nCount()\n",
+            "Find(A)\nFind(B)\nQueryRelation()\n",
+            "Find(A)\nFind(B)\nFind(C)\nOr()\nAnd()\nQueryName()\n"]
+    bad = ["Find(A)\nFind(A)\nQueryName()\n",  # a branch never joined
+           "Find(A)\nFind(A)\nFind(A)\nFind(A)\nAnd()\nAnd()\nAnd()\nQueryName()\n",
+           "Find(A)\nQueryName()\nCount()\n",  # QueryName's output feeds nothing
+           "Relate(r, forward)\nQueryName()\n",  # the first step needs no input
+           "Find(A)\nAnd()\nQueryName()\n",  # And needs two branches
+           "Find(A)\nRelate(r, sideways)\nQueryName()\n",
+           "Find(A)\n" + "Relate(r, forward)\n" * 7 + "QueryName()\n"]  # over MAX_STEPS
+    for program in good:
+        grammar.parse(program)
+        assert steps_syntax.parse(steps_of(program)).program is not None
+    for program in bad:
+        with pytest.raises(lark.exceptions.LarkError):
+            grammar.parse(program)
 
 
 def test_linking_finds_entities_without_brackets(kb):
