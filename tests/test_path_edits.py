@@ -114,3 +114,21 @@ def test_grounding_keeps_the_question_entity_so_repair_gets_its_turn():
     assert attempt.failed == "empty" and attempt.node is not None
     assert "Find(Submerged)" in attempt.grounded
     assert not any(c.get("replacement") == "Submarine" for c in attempt.changes)
+
+
+def test_ands_of_a_repeated_find_give_way_to_the_chain_they_wrap(kb):
+    # What the grammar makes of a model that repeats its Find line: extra Finds, then the
+    # Ands that use them up, around the chain the question means.
+    repeated = program("Find(The Good Heart)", "Find(The Good Heart)", "Find(The Good Heart)",
+                       "Relate(directed_by, forward)", "Relate(directed_by, backward)",
+                       "Relate(has_genre, forward)", "And()", "And()")
+    assert not list(execute(repeated, kb, DEFAULT).items())
+    meant = program("Find(The Good Heart)", "Relate(directed_by, forward)",
+                    "Relate(directed_by, backward)", "Relate(has_genre, forward)", "QueryName()")
+    found = neighbours(repeated, kb)
+    assert found[0].program == meant and found[0].edit == "drop the Ands of a bare Find"
+    assert set(found[0].answer) == {str(v) for v in execute(meant, kb, DEFAULT).items()}
+    # Joins of two real branches are kept: that program is no chain, so nothing is offered.
+    both = program("Find(Tom Hanks)", "Relate(starred_actors, backward)", "Find(Meg Ryan)",
+                   "Relate(starred_actors, backward)", "And()", "QueryName()")
+    assert neighbours(both, kb) == []

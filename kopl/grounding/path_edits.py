@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execute import DEFAULT, execute
-from koplc.kopl.ir import Count, Find, Node, QueryName, Relate
-from koplc.kopl.types import Direction
+from koplc.kopl.ir import And, Count, Find, Node, QueryName, Relate
+from koplc.kopl.types import Direction, Type
 
 Hop = tuple[str, Direction]
 
@@ -87,15 +87,55 @@ def edits(hops: list[Hop], relations: list[str]) -> list[tuple[str, list[Hop]]]:
     return out
 
 
+def spine(program: Node) -> Node:
+    """`program` without the Ands that join a branch to a bare Find of the entity it starts
+    from, and named when it ends in entities.
+
+    X And Find(e) is at most {e}: a model that repeats its Find line writes such joins (and,
+    under the grammar, the Ands that use up the extra Finds) around the chain it means.
+
+    >>> from koplc.kopl import steps_syntax
+    >>> steps = "Step 1: Find(A)\\nStep 2: Find(A)\\nStep 3: Relate(r, forward)\\nStep 4: And()\\nDone"
+    >>> print(steps_syntax.print_program(spine(steps_syntax.parse(steps).program)))
+    Step 1: Find(A)
+    Step 2: Relate(r, forward)
+    Step 3: QueryName()
+    Done
+    """
+    def visit(node: Node) -> Node:
+        if isinstance(node, And):
+            left, right = visit(node.left), visit(node.right)
+            if isinstance(right, Find) and right.name in _finds(left):
+                return left
+            if isinstance(left, Find) and left.name in _finds(right):
+                return right
+            return node.model_copy(update={"left": left, "right": right})
+        if isinstance(node, Relate | QueryName | Count):
+            return node.model_copy(update={"input": visit(node.input)})
+        return node
+
+    simpler = visit(program)
+    if simpler.output in (Type.ENTITIES, Type.ENTITIES_WITH_FACTS) and simpler != program:
+        simpler = QueryName(input=simpler)
+    return simpler
+
+
+def _finds(node: Node) -> set[str]:
+    return {n.name for _, n in node.walk() if isinstance(n, Find)}
+
+
 def neighbours(program: Node, kb) -> list[Neighbour]:
-    """The chain programs one edit from `program` whose answers are not only its topic."""
-    chain = chain_of(program)
+    """The chain programs one edit from `program` (or from its spine, and the spine itself)
+    whose answers are not only its topic."""
+    simpler = spine(program)
+    chain = chain_of(simpler)
     if chain is None:
         return []
     topic, hops, final = chain
     found: list[Neighbour] = []
-    seen: set[tuple[Hop, ...]] = {tuple(hops)}
-    for edit, new in edits(hops, sorted(kb.relation_names)):
+    seen: set[tuple[Hop, ...]] = set() if simpler != program else {tuple(hops)}
+    own = [] if simpler == program else [("drop the Ands of a bare Find", hops)]
+    for edit, new in own + edits(hops, sorted(kb.relation_names)):
         if tuple(new) in seen:
             continue
         seen.add(tuple(new))
