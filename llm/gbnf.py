@@ -9,6 +9,8 @@ consumes (names, count, yes/no, …) must be the last step.
 
 from __future__ import annotations
 
+from functools import cache
+
 from koplc.kopl.registry import OpInfo
 from koplc.kopl.types import ArgKind, Type
 
@@ -57,23 +59,28 @@ def grammar_for(ops: list[OpInfo]) -> str:
         "final": [op for op in ops if op.arity == 1 and op.output not in consumed],
         "final2": [op for op in ops if op.arity == 2 and op.output not in consumed],
     }
-    rules = {"root": f'source "\\n" s{MAX_STEPS - 1}-1'}
-    for name, members in kinds.items():
-        if members:
-            rules[name] = " | ".join(_call(op) for op in members)
+    rules = {"root": ""}
+    rules |= {name: " | ".join(_call(op) for op in members)
+              for name, members in kinds.items() if members}
     rules["text"] = "[^,()\\n]+"
-    todo = [(MAX_STEPS - 1, 1)]
-    while todo:
-        steps, depth = todo.pop()
-        if f"s{steps}-{depth}" in rules:
-            continue
+
+    @cache
+    def ways(steps: int, depth: int) -> tuple[tuple[str, tuple[int, int] | None], ...]:
+        """(kind of step, state after it, None when it ends the program) from `depth` open
+        branches with at most `steps` steps left, into states that can still end."""
         ends = {1: ["final", "unary"], 2: ["final2", "binary"]}.get(depth, [])
-        options = [f'{kind} "\\n"' for kind in ends if kind in rules]
-        moves = [("source", depth + 1), ("unary", depth), ("binary", depth - 1)]
-        for kind, after in moves:
-            # a branch opened must still be joined: depth - 1 binary steps are left to take
-            if kind in rules and steps > 1 and 1 <= after <= MAX_DEPTH and after - 1 < steps:
-                options.append(f'{kind} "\\n" s{steps - 1}-{after}')
-                todo.append((steps - 1, after))
-        rules[f"s{steps}-{depth}"] = " | ".join(options)
+        out = [(kind, None) for kind in ends if kind in rules]
+        for kind, after in (("source", depth + 1), ("unary", depth), ("binary", depth - 1)):
+            if kind in rules and steps > 1 and 1 <= after <= MAX_DEPTH and ways(steps - 1, after):
+                out.append((kind, (steps - 1, after)))
+        return tuple(out)
+
+    def state(steps: int, depth: int) -> str:
+        name = f"s{steps}-{depth}"
+        if name not in rules:
+            rules[name] = " | ".join(f'{kind} "\\n"' + (f" {state(*after)}" if after else "")
+                                     for kind, after in ways(steps, depth))
+        return name
+
+    rules["root"] = f'source "\\n" {state(MAX_STEPS - 1, 1)}'
     return "\n".join(f"{name} ::= {body}" for name, body in rules.items()) + "\n"

@@ -70,6 +70,10 @@ def test_grammar_compiles_and_accepts_only_well_formed_steps(kb):
     for program in bad:
         with pytest.raises(lark.exceptions.LarkError):
             grammar.parse(program)
+    # With no op that joins branches, no rule may open a second one (it could never end).
+    chains = grammar_for([op for op in ops_for_kb(kb) if op.arity < 2])
+    assert "And" not in chains and 'source "\\n" s' not in chains.split("\n", 1)[1]
+    _gbnf_as_lark(chains).parse(good[0])
 
 
 def test_linking_finds_entities_without_brackets(kb):
