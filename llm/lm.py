@@ -67,6 +67,7 @@ class LlamaCppLM:
         self.n_ctx, self.seed, self.cache = n_ctx, seed, cache
         self._model = self._load()
         self._states = PromptStates() if speculative else None
+        self._kept_prefix: str | None = None
 
     def _load(self):
         from llama_cpp import Llama
@@ -122,6 +123,25 @@ class LlamaCppLM:
 
     def _speculates(self, temperature: float, grammar: str | None) -> bool:
         return temperature == 0 and not grammar and self._states is not None
+
+    def keep_prefix(self, text: str) -> None:
+        """Every prompt from now on starts with `text`: its KV state becomes a kept one, from
+        the disk (kept_prefix.py) when an earlier process saved it, else read now and saved
+        there for the next process."""
+        if self._states is None or text == self._kept_prefix:
+            return
+        from koplc.llm import kept_prefix, speculative
+
+        self._kept_prefix = text
+        tokens = self._model.tokenize(text.encode(), add_bos=True)
+        path = kept_prefix.state_path(self._model, self.path, tokens)
+        state = kept_prefix.read_state(path)
+        if state is not None and self._states.load(self._model, tuple(tokens), state):
+            self._states.put(tokens, state)
+            return
+        speculative.empty(self._model)
+        speculative.read(self._model, tokens)
+        kept_prefix.write_state(path, self._states.save(self._model, tokens))
 
     def reading_speed(self, text: str, repeats: int = 3) -> float:
         """Tokens a second this machine reads `text` now (median of `repeats` from an empty

@@ -124,6 +124,8 @@ class Compiler:
         prompt = self.builder.build(linked, demos)
         grammar = self.grammar if opts.grammar == "always" else None
         clock = time.perf_counter()
+        if hasattr(self.lm, "keep_prefix"):  # llama.cpp: its KV state, kept across processes
+            self.lm.keep_prefix(self.builder.prefix)
         raw = self.lm.generate(prompt, 1, 0.0, 1, STOP, grammar, hints=hints(linked, demos))
         seconds["generation"] += time.perf_counter() - clock
         attempts = [self._run(raw[0], linked, opts, seconds)]

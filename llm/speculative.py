@@ -49,14 +49,20 @@ class PromptStates:
         self.states.move_to_end(found)
         return length, found, self.states[found]
 
-    def save(self, llm, tokens: Sequence[int]) -> None:
-        """Keep the context's KV cache, which holds exactly `tokens`."""
+    def save(self, llm, tokens: Sequence[int]) -> bytes:
+        """Keep the context's KV cache, which holds exactly `tokens`; returns its state."""
         import llama_cpp
 
         size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
         buffer = (ctypes.c_uint8 * size)()
         written = llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, buffer, size, 0)
-        self.states[tuple(tokens)] = bytes(buffer)[:written]
+        state = bytes(buffer)[:written]
+        self.put(tokens, state)
+        return state
+
+    def put(self, tokens: Sequence[int], state: bytes) -> None:
+        """Keep `state`, the KV cache of exactly `tokens`."""
+        self.states[tuple(tokens)] = state
         while sum(len(s) for s in self.states.values()) > self.capacity and self.states:
             self.states.popitem(last=False)
 

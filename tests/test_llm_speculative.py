@@ -192,3 +192,36 @@ def test_reading_speed_reads_the_whole_text_and_leaves_the_context_empty(models,
     speed = fast.reading_speed(text, repeats=2)
     assert read == [len(fast._model.tokenize(text.encode(), add_bos=True))] * 2
     assert speed > 0 and fast._model.n_tokens == 0
+
+
+def test_a_kept_prefix_is_read_once_across_processes(models, tmp_path, monkeypatch):
+    from koplc.llm import kept_prefix
+
+    plain, _ = models
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path))
+    first = LlamaCppLM()
+    read = wipe_and_count_reads(first, monkeypatch)
+    first.keep_prefix(SHOTS)
+    n = len(first._model.tokenize(SHOTS.encode(), add_bos=True))
+    assert read == [n]
+    [saved] = (tmp_path / "kv-states").iterdir()
+    # A new process (here: a new model) loads the state instead of reading the prefix, and
+    # reads only the question's lines for its completion, which is the plain greedy one.
+    second = LlamaCppLM()
+    read = wipe_and_count_reads(second, monkeypatch)
+    second.keep_prefix(SHOTS)
+    assert read == []
+    p = prompt(QUESTIONS[1])
+    assert second.generate(p, 1, 0.0, 1, STOP, max_tokens=40) == \
+        plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)
+    tail = len(second._model.tokenize(p.encode(), add_bos=True)) - n
+    assert read[0] >= tail and read[0] - tail <= speculative.DRAFT
+    # A damaged file is read again and rewritten, never loaded.
+    data = bytearray(saved.read_bytes())
+    data[-1] ^= 0xFF
+    saved.write_bytes(bytes(data))
+    assert kept_prefix.read_state(saved) is None
+    third = LlamaCppLM()
+    read = wipe_and_count_reads(third, monkeypatch)
+    third.keep_prefix(SHOTS)
+    assert read == [n] and kept_prefix.read_state(saved) is not None
