@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execute import DEFAULT, execute
-from koplc.kopl.ir import And, Count, Find, Node, QueryName, Relate
+from koplc.kopl.ir import Count, Find, Node, QueryName, Relate
 from koplc.kopl.types import Direction, Type
 
 Hop = tuple[str, Direction]
@@ -88,11 +88,12 @@ def edits(hops: list[Hop], relations: list[str]) -> list[tuple[str, list[Hop]]]:
 
 
 def spine(program: Node) -> Node:
-    """`program` without the Ands that join a branch to a bare Find of the entity it starts
-    from, and named when it ends in entities.
+    """`program` without the joins of a branch and a bare Find of the entity that branch
+    starts from, and named when it then ends in entities.
 
-    X And Find(e) is at most {e}: a model that repeats its Find line writes such joins (and,
-    under the grammar, the Ands that use up the extra Finds) around the chain it means.
+    A model that repeats its Find line writes such joins: under the grammar, the extra Finds
+    must be used, so an And or a QueryRelation takes them (X And Find(e) is at most {e}), around
+    the chain the question means.
 
     >>> from koplc.kopl import steps_syntax
     >>> steps = "Step 1: Find(A)\\nStep 2: Find(A)\\nStep 3: Relate(r, forward)\\nStep 4: And()\\nDone"
@@ -103,16 +104,14 @@ def spine(program: Node) -> Node:
     Done
     """
     def visit(node: Node) -> Node:
-        if isinstance(node, And):
-            left, right = visit(node.left), visit(node.right)
+        children = {name: visit(getattr(node, name)) for name in node.child_fields()}
+        if len(children) == 2 and node.child_types()[0][1] == Type.ENTITIES:
+            left, right = children.values()
             if isinstance(right, Find) and right.name in _finds(left):
                 return left
             if isinstance(left, Find) and left.name in _finds(right):
                 return right
-            return node.model_copy(update={"left": left, "right": right})
-        if isinstance(node, Relate | QueryName | Count):
-            return node.model_copy(update={"input": visit(node.input)})
-        return node
+        return node.model_copy(update=children) if children else node
 
     simpler = visit(program)
     if simpler.output in (Type.ENTITIES, Type.ENTITIES_WITH_FACTS) and simpler != program:
