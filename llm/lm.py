@@ -16,7 +16,10 @@ from koplc.llm.response_cache import ResponseCache, cached
 
 
 class LM(Protocol):
-    """What every client offers: sampled or greedy completions, and log-likelihoods."""
+    """What every client offers: sampled or greedy completions, and log-likelihoods.
+
+    A client may also offer `keep_prefix(text)`, told that every later prompt starts with
+    `text` (the pipeline calls it when present; llama.cpp keeps that part's KV state)."""
 
     name: str
 
