@@ -92,8 +92,7 @@ class MiniLM:
             heads("attention.self.query"), heads("attention.self.key"),
             heads("attention.self.value"), attn_mask=attend, dropout_p=0.0,
             scale=size ** -0.5, is_causal=False)
-        a = a.reshape(n, -1, length, size).transpose(1, 2).contiguous()
-        a = a.reshape(n, length, -1).contiguous()
+        a = a.transpose(1, 2).contiguous().reshape(n, length, -1).contiguous()
         h = self._norm(self._linear(a, p + "attention.output.dense") + x,
                        p + "attention.output.LayerNorm")
         inner = F.gelu(self._linear(h, p + "intermediate.dense"))
