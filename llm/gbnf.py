@@ -59,9 +59,10 @@ def grammar_for(ops: list[OpInfo]) -> str:
         "final": [op for op in ops if op.arity == 1 and op.output not in consumed],
         "final2": [op for op in ops if op.arity == 2 and op.output not in consumed],
     }
+    present = {name for name, members in kinds.items() if members}
     rules = {"root": ""}
-    rules |= {name: " | ".join(_call(op) for op in members)
-              for name, members in kinds.items() if members}
+    rules |= {name: " | ".join(_call(op) for op in kinds[name]) for name in kinds
+              if name in present}
     rules["text"] = "[^,()\\n]+"
 
     @cache
@@ -69,9 +70,9 @@ def grammar_for(ops: list[OpInfo]) -> str:
         """(kind of step, state after it, None when it ends the program) from `depth` open
         branches with at most `steps` steps left, into states that can still end."""
         ends = {1: ["final", "unary"], 2: ["final2", "binary"]}.get(depth, [])
-        out = [(kind, None) for kind in ends if kind in rules]
+        out = [(kind, None) for kind in ends if kind in present]
         for kind, after in (("source", depth + 1), ("unary", depth), ("binary", depth - 1)):
-            if kind in rules and steps > 1 and 1 <= after <= MAX_DEPTH and ways(steps - 1, after):
+            if kind in present and steps > 1 and 1 <= after <= MAX_DEPTH and ways(steps - 1, after):
                 out.append((kind, (steps - 1, after)))
         return tuple(out)
 
