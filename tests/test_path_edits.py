@@ -126,7 +126,7 @@ def test_ands_of_a_repeated_find_give_way_to_the_chain_they_wrap(kb):
     meant = program("Find(The Good Heart)", "Relate(directed_by, forward)",
                     "Relate(directed_by, backward)", "Relate(has_genre, forward)", "QueryName()")
     found = neighbours(repeated, kb)
-    assert found[0].program == meant and found[0].edit == "drop the Ands of a bare Find"
+    assert found[0].program == meant and found[0].edit == "drop the joins of a bare Find"
     assert set(found[0].answer) == {str(v) for v in execute(meant, kb, DEFAULT).items()}
     # Joins of two real branches are kept: that program is no chain, so nothing is offered.
     both = program("Find(Tom Hanks)", "Relate(starred_actors, backward)", "Find(Meg Ryan)",

@@ -132,8 +132,9 @@ def neighbours(program: Node, kb) -> list[Neighbour]:
         return []
     topic, hops, final = chain
     found: list[Neighbour] = []
-    seen: set[tuple[Hop, ...]] = set() if simpler != program else {tuple(hops)}
-    own = [] if simpler == program else [("drop the Ands of a bare Find", hops)]
+    # The spine itself is a candidate when it differs from the program; else it is no edit.
+    own = [("drop the joins of a bare Find", hops)] if simpler != program else []
+    seen: set[tuple[Hop, ...]] = set() if own else {tuple(hops)}
     for edit, new in own + edits(hops, sorted(kb.relation_names)):
         if tuple(new) in seen:
             continue
