@@ -49,7 +49,9 @@ from koplc.llm import kept_prefix
 prefix = PromptBuilder.for_kb(api.load_kb(api.default_kb_path())).prefix
 lm = LlamaCppLM()
 if sys.argv[1] == "read":
-    kept_prefix.read_state = lambda path: None  # the anchor: read it, as before
+    # the anchor: read it, as before (and write no file)
+    kept_prefix.read_state = lambda path: None
+    kept_prefix.write_state = lambda path, state: None
 t = time.perf_counter(); lm.keep_prefix(prefix); print(time.perf_counter() - t)"""
 
 
