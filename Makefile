@@ -4,14 +4,13 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-# Two dependencies compile from source. llama.cpp is built for this machine's own CPU (AVX-512
-# where it has it: greedy decoding was 1.65x faster than the portable AVX2 build on this machine,
-# benchmarks/llm_decoding.py), once per .venv (a few minutes on a small machine), and pip neither
-# caches nor reuses that wheel: a cached one would die with "Illegal instruction" on a machine
-# with another CPU. hnswlib is built without -march=native, so its cached wheel is portable.
-# The multimodal library of llama.cpp is left out: koplc never loads it.
-LLAMA_NATIVE := CMAKE_ARGS="-DGGML_NATIVE=ON -DLLAVA_BUILD=OFF" $(PY) -m pip install \
-  --no-cache-dir --no-binary llama-cpp-python
+# Two dependencies compile from source. llama.cpp (llm/llama_build.py) is built once per .venv
+# with exactly the instruction sets this machine's CPU has and its OS enables (XCR0: a CPU may
+# list AMX that the kernel does not turn on), never through pip's wheel cache; setup's last step
+# decodes a few tokens in a subprocess and, if that dies, installs the portable AVX2 build.
+# The llama-cpp-python version is pinned once, in pyproject.toml. hnswlib is built without
+# -march=native, so its cached wheel is portable.
+LLAMA_BUILD := $(PY) llm/llama_build.py
 export HNSWLIB_NO_NATIVE := 1
 
 # The import rules of DESIGN.md are checked on the package as Python sees it: the folders are
@@ -38,7 +37,7 @@ export LINK_IMPORT_GRAPH
 # demo and test install first when .venv is missing or older than pyproject.toml.
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup system-deps demo test lint native-llama
+.PHONY: setup system-deps demo test lint llama
 
 # The SPARQL tests run the real Virtuoso server from Debian's packages (on 127.0.0.1 only).
 system-deps:
@@ -47,17 +46,18 @@ system-deps:
 
 setup: system-deps | $(PY)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -c 'import llama_cpp' 2>/dev/null || $(LLAMA_NATIVE) 'llama-cpp-python[server]>=0.3.9'
+	$(LLAMA_BUILD) install
 	$(PY) -m pip install -e '.[all,dev]'
+	$(LLAMA_BUILD) check
 	touch $(INSTALLED)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# For a .venv made before setup built llama.cpp natively, or moved to another CPU: rebuild it.
-native-llama: $(INSTALLED)
-	$(LLAMA_NATIVE) --force-reinstall --no-deps \
-	  "llama-cpp-python==$$($(PY) -c 'import llama_cpp; print(llama_cpp.__version__)')"
+# For a .venv moved to another machine: rebuild llama.cpp for this one, and prove it runs.
+llama: $(INSTALLED)
+	$(LLAMA_BUILD) install --force
+	$(LLAMA_BUILD) check
 
 $(INSTALLED): pyproject.toml
 	$(MAKE) --no-print-directory setup

@@ -75,6 +75,9 @@ class LlamaCppLM:
     def _load(self):
         from llama_cpp import Llama
 
+        from koplc.llm.llama_adapter import require_tested_build
+
+        require_tested_build()
         try:
             with _quiet():
                 return Llama(model_path=str(self.path), n_ctx=self.n_ctx,

@@ -10,11 +10,12 @@ hold and a 20-token program costs one or two forward passes instead of 20."""
 
 from __future__ import annotations
 
-import ctypes
 from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
+
+from koplc.llm import llama_adapter
 
 # Without a hint, a draft is the text that followed the longest recent match of the last few
 # tokens.
@@ -51,12 +52,7 @@ class PromptStates:
 
     def save(self, llm, tokens: Sequence[int]) -> bytes:
         """Keep the context's KV cache, which holds exactly `tokens`; returns its state."""
-        import llama_cpp
-
-        size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
-        buffer = (ctypes.c_uint8 * size)()
-        written = llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, buffer, size, 0)
-        state = bytes(buffer)[:written]
+        state = llama_adapter.get_state(llm)
         self.put(tokens, state)
         return state
 
@@ -69,11 +65,8 @@ class PromptStates:
     @staticmethod
     def load(llm, key: tuple[int, ...], state: bytes) -> bool:
         """Put a saved KV cache back into the context; False when llama.cpp refuses it."""
-        import llama_cpp
-
-        llm._ctx.kv_cache_clear()
-        buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
-        if not llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0):
+        llama_adapter.clear(llm)
+        if not llama_adapter.set_state(llm, state):
             llm.n_tokens = 0
             return False
         llm.input_ids[:len(key)] = key
@@ -181,7 +174,7 @@ def lookup(history: Sequence[int], n: int = DRAFT) -> list[int]:
 def empty(llm) -> None:
     """Drop everything the context holds (its tokens and their KV)."""
     llm.reset()
-    llm._ctx.kv_cache_clear()
+    llama_adapter.clear(llm)
 
 
 def read(llm, tokens: list[int]) -> None:
@@ -193,13 +186,13 @@ def keep(llm, n: int) -> bool:
     """Cut the context back to its first `n` tokens; False when llama.cpp cannot drop the KV
     past them."""
     llm.n_tokens = n
-    return llm._ctx.kv_cache_seq_rm(-1, n, -1)
+    return llama_adapter.drop_after(llm, n)
 
 
 def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
     """Bring the context to the longest available prefix of `tokens` (what it holds, or a
     saved state) and return how many tokens of `tokens` it holds, at most all but one."""
-    held = common_prefix(llm._input_ids.tolist(), tokens)
+    held = common_prefix(llm.input_ids[:llm.n_tokens].tolist(), tokens)
     if states is not None:
         saved, key, state = states.best(tokens)
         if state is not None and saved > held:
@@ -234,8 +227,6 @@ def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
 def _complete(llm, tokens: list[int], pending: list[int], stop: Sequence[str],
               max_tokens: int, hints: Sequence[str]) -> str:
     """The speculative loop: the context holds `tokens` but `pending`."""
-    import llama_cpp
-
     def tokenize(part: str) -> list[int]:
         return llm.tokenize(part.encode(), add_bos=False)
 
@@ -246,14 +237,14 @@ def _complete(llm, tokens: list[int], pending: list[int], stop: Sequence[str],
         best = _decode(llm, pending + guess, llm.n_tokens, logits_from=len(pending) - 1)
         accepted = [int(best[0])]
         for i, token in enumerate(guess):
-            if token != accepted[-1] or _ends(llama_cpp, llm, token):
+            if token != accepted[-1] or llama_adapter.is_end(llm, token):
                 break
             accepted.append(int(best[i + 1]))
         # Keep the KV of what was checked and held; the last accepted token is not in it yet.
         keep(llm, llm.n_tokens - (len(guess) - (len(accepted) - 1)))
         ended = False
         for token in accepted:
-            if _ends(llama_cpp, llm, token) or len(out) >= max_tokens:
+            if llama_adapter.is_end(llm, token) or len(out) >= max_tokens:
                 ended = True
                 break
             out.append(token)
@@ -290,10 +281,6 @@ def score(llm, prompt: str, continuation: str, states: PromptStates | None = Non
     return float(logprobs[np.arange(len(rows)), full[start:]].sum())
 
 
-def _ends(llama_cpp, llm, token: int) -> bool:
-    return bool(llama_cpp.llama_vocab_is_eog(llm._model.vocab, token))
-
-
 def _argmax(rows: np.ndarray) -> np.ndarray:
     return rows.argmax(axis=1)
 
@@ -302,29 +289,14 @@ def _decode(llm, batch: list[int], n_past: int, logits_from: int | None,
             reduce=_argmax) -> np.ndarray:
     """Evaluate `batch` after `n_past` tokens; `reduce` of the logit rows of the positions from
     `logits_from` on (by default the argmax token of each; nothing when None)."""
-    import llama_cpp
-
     size = llm.n_batch
     out = []
     for lo in range(0, len(batch), size):
         chunk = batch[lo:lo + size]
-        b = llm._batch.batch
-        b.n_tokens = len(chunk)
-        wanted = 0
-        for i, token in enumerate(chunk):
-            b.token[i] = token
-            b.pos[i] = n_past + lo + i
-            b.seq_id[i][0] = 0
-            b.n_seq_id[i] = 1
-            b.logits[i] = logits_from is not None and lo + i >= logits_from
-            wanted += b.logits[i]
-        llm._ctx.decode(llm._batch)
+        wanted = [logits_from is not None and lo + i >= logits_from for i in range(len(chunk))]
+        rows = llama_adapter.decode(llm, chunk, n_past + lo, wanted)
         llm.input_ids[n_past + lo:n_past + lo + len(chunk)] = chunk
         llm.n_tokens = n_past + lo + len(chunk)
-        if wanted:
-            vocab = llm.n_vocab()
-            rows = np.ctypeslib.as_array(
-                ctypes.cast(llama_cpp.llama_get_logits(llm._ctx.ctx),
-                            ctypes.POINTER(ctypes.c_float)), shape=(wanted * vocab,))
-            out.append(reduce(rows.reshape(wanted, vocab)))
+        if len(rows):
+            out.append(reduce(rows))
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)

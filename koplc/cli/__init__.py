@@ -8,6 +8,7 @@ import sys
 
 from koplc import __version__, api
 from koplc.cli.common import EXIT_INTERNAL, EXIT_USER_ERROR
+from koplc.cli.doctor import add_doctor
 from koplc.cli.frontends import add_compile, add_gnn
 from koplc.cli.programs import add_grounding, add_kb, add_run, check, fmt, parse, run_program
 from koplc.cli.sparql import add_backend, add_lower, lower
@@ -62,4 +63,5 @@ def _parser() -> argparse.ArgumentParser:
     add_compile(commands)
     add_gnn(commands)
     add_grounding(commands, syntaxes)
+    add_doctor(commands)
     return parser
