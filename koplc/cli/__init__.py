@@ -10,6 +10,7 @@ from koplc import __version__, api
 from koplc.cli.common import EXIT_INTERNAL, EXIT_USER_ERROR
 from koplc.cli.doctor import add_doctor
 from koplc.cli.frontends import add_compile, add_gnn
+from koplc.cli.lift import add_lift
 from koplc.cli.programs import add_grounding, add_kb, add_run, check, fmt, parse, run_program
 from koplc.cli.sparql import add_backend, add_lower, lower
 from koplc.kopl.errors import KoplcError
@@ -64,4 +65,5 @@ def _parser() -> argparse.ArgumentParser:
     add_gnn(commands)
     add_grounding(commands, syntaxes)
     add_doctor(commands)
+    add_lift(commands)
     return parser

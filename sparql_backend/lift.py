@@ -1,0 +1,226 @@
+"""Lift SPARQL back into the IR, for the subset the lowering itself writes.
+
+The lowering gives every variable a fresh name and writes one pattern a line, so a query is
+read as data flow: each triple pattern defines a variable from another (a name defines an
+entity set, a fact record relates two sets, a type test filters one), and the projection says
+which variable the answer reads and how (names, a count, attribute values, the entity set).
+Supported: Find, FindAll, FilterConcept, Relate, And, QueryName, Count and QueryAttr, in the
+kqapro and plain encodings. Anything else (UNION, FILTER expressions, ORDER BY, ASK, another
+encoding's vocabulary) raises UnsupportedConstruct naming the construct.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from koplc.kopl import ir
+from koplc.kopl.errors import UnsupportedConstruct
+from koplc.sparql_backend.encodings import (
+    ATTRIBUTE,
+    BACKWARD,
+    FORWARD,
+    RECORD,
+    Encoding,
+    encoding_named,
+)
+
+_TOKEN = re.compile(r'\s*(<[^<>\s]*>|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?|[?$]\w+|'
+                    r"[{}().;,*]|[A-Za-z_][\w:-]*)")
+_STRUCTURE = re.compile(r"^(PREFIX\s|\{ SELECT DISTINCT [?$\w ]+ WHERE \{$|\}+$|\} \}$|"
+                        r"SELECT .* WHERE \{$)")
+_OPAQUE = re.compile(r'"(?:[^"\\]|\\.)*"|<[^<>\s]*>|#[^\n]*|[?$]\w+')
+_OUTSIDE = re.compile(r"\b(UNION|ORDER\s+BY|GROUP\s+BY|LIMIT|OFFSET|VALUES|BIND|MINUS|SERVICE|"
+                      r"FILTER|HAVING|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b", re.IGNORECASE)
+_VALUE_DESCRIPTION = re.compile(r"^(OPTIONAL \{ [?$]\w+ <[^>]+> [?$]\w+ \} ?)+$")
+
+
+@dataclass
+class Facts:
+    """What the query's patterns say, per variable."""
+
+    names: dict[str, list[str]] = field(default_factory=dict)  # var -> the names it has
+    any_name: set[str] = field(default_factory=set)  # vars with a name, any name
+    types: dict[str, list[str]] = field(default_factory=dict)  # var -> concept vars
+    records: list[tuple[str, str, str, str]] = field(default_factory=list)  # (in, rel, dir, out)
+    attributes: dict[str, tuple[str, str]] = field(default_factory=dict)  # value var -> (x, key)
+    name_of: dict[str, str] = field(default_factory=dict)  # name var -> its entity var
+
+
+def lift(query: str, encoding: str | Encoding = "kqapro") -> ir.Node:
+    """The IR program whose lowering `query` is (up to the order of And's inputs).
+
+    >>> from koplc.sparql_backend.lower import lower
+    >>> lift(lower(ir.Count(input=ir.Find(name="Akron"))).query)
+    Count(op='Count', input=Find(op='Find', name='Akron'))
+    """
+    e = encoding_named(encoding)
+    bare = _OPAQUE.sub("", query)
+    found = _OUTSIDE.search(bare)
+    if found:
+        raise UnsupportedConstruct(f"cannot lift {' '.join(found.group(1).upper().split())}: "
+                                   "the lifted subset is triple patterns and subqueries",
+                                   code="unsupported-sparql")
+    lines = [line.strip() for line in query.strip().splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    if not lines or not lines[-1].startswith("}"):
+        raise UnsupportedConstruct("cannot lift: the query is not laid out as koplc's lowering "
+                                   "writes it (one pattern a line, the body closing last)",
+                                   code="unsupported-sparql")
+    head = next((line for line in lines if line.startswith(("SELECT", "ASK", "CONSTRUCT",
+                                                             "DESCRIBE"))), None)
+    if head is None or not head.startswith("SELECT"):
+        raise UnsupportedConstruct(f"cannot lift {_first_word(head or lines[0])}: only SELECT "
+                                   "queries are lifted", code="unsupported-sparql")
+    facts, inner = Facts(), []
+    for line in lines:
+        if line.startswith("{ SELECT DISTINCT"):
+            inner.append(line.split()[3:-2])
+        if _STRUCTURE.match(line) or _VALUE_DESCRIPTION.match(line):
+            continue
+        if not line.startswith(("?", "$", "<")):
+            raise UnsupportedConstruct(f"cannot lift {_first_word(line)}: the lifted subset is "
+                                       "triple patterns and subqueries", code="unsupported-sparql")
+        _read_statement(_tokens(line), e, facts)
+    return _Builder(facts, e).answer(head, inner)
+
+
+def _first_word(line: str) -> str:
+    return line.split()[0] if line.split() else "an empty query"
+
+
+def _tokens(line: str) -> list[str]:
+    tokens, at = [], 0
+    while at < len(line):
+        match = _TOKEN.match(line, at)
+        if match is None:
+            if line[at:].strip():
+                raise UnsupportedConstruct(f"cannot lift the text {line[at:at + 20]!r}",
+                                           code="unsupported-sparql")
+            break
+        tokens.append(match.group(1))
+        at = match.end()
+    return tokens
+
+
+def _read_statement(tokens: list[str], e: Encoding, facts: Facts) -> None:
+    """One `s p o ; p o .` statement into `facts`."""
+    if not tokens or tokens[-1] != ".":
+        raise UnsupportedConstruct(f"cannot lift the pattern {' '.join(tokens)!r}",
+                                   code="unsupported-sparql")
+    subject, pairs, rest = tokens[0], [], tokens[1:-1]
+    while rest:
+        if len(rest) < 2 or (len(rest) > 2 and rest[2] != ";"):
+            raise UnsupportedConstruct(f"cannot lift the pattern {' '.join(tokens)!r}",
+                                       code="unsupported-sparql")
+        pairs.append((_iri(rest[0]), rest[1]))
+        rest = rest[3:]
+    if e.reified and any(p == e.fact_r for p, _ in pairs):
+        _read_record(subject, dict(pairs), e, facts)
+        return
+    for predicate, obj in pairs:
+        _read_triple(subject, predicate, obj, e, facts)
+
+
+def _read_record(f: str, props: dict[str, str], e: Encoding, facts: Facts) -> None:
+    kind = _iri(props.get(RECORD, ""))
+    head, tail, relation = props.get(e.fact_h), props.get(e.fact_t), _iri(props[e.fact_r])
+    if kind == ATTRIBUTE:
+        facts.attributes[tail] = (head, e.key_name(relation) or relation)
+    elif kind in (FORWARD, BACKWARD):
+        direction = "forward" if kind == FORWARD else "backward"
+        here, there = (head, tail) if kind == FORWARD else (tail, head)
+        facts.records.append((here, e.relation_name(relation), direction, there))
+    else:
+        raise UnsupportedConstruct(f"cannot lift a fact record of kind {kind!r}",
+                                   code="unsupported-sparql")
+
+
+def _read_triple(s: str, p: str, o: str, e: Encoding, facts: Facts) -> None:
+    if p == e.name_predicate:
+        if o.startswith(("?", "$")):
+            facts.any_name.add(s)
+            facts.name_of[o] = s
+        else:
+            facts.names.setdefault(s, []).append(_literal(o))
+    elif p == e.type_predicate and o.startswith("?"):
+        facts.types.setdefault(s, []).append(o)
+    elif not e.reified and p.startswith(e.base + e.relation_prefix):
+        facts.records.append((s, e.relation_name(p), "plain", o))
+    else:
+        raise UnsupportedConstruct(f"cannot lift the predicate <{p}>", code="unsupported-sparql")
+
+
+def _iri(token: str) -> str:
+    return token[1:-1] if token.startswith("<") else token
+
+
+def _literal(token: str) -> str:
+    if not token.startswith('"'):
+        raise UnsupportedConstruct(f"cannot lift the name {token!r}", code="unsupported-sparql")
+    body = token[1:token.rindex('"')]
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m[1], m[1]), body)
+
+
+class _Builder:
+    """Builds the program of each variable from its definitions."""
+
+    def __init__(self, facts: Facts, e: Encoding):
+        self.f, self.e, self.built = facts, e, {}
+        concept_vars = {c for cs in facts.types.values() for c in cs}
+        self.concepts = {c: facts.names.get(c, []) for c in concept_vars}
+
+    def answer(self, head: str, inner: list[list[str]]) -> ir.Node:
+        if "(COUNT(*) AS ?count)" in head:
+            return ir.Count(input=self.set_of(inner[0][-1] if inner else ""))
+        if "AS ?name)" in head:
+            name_var = re.search(r"STR\(([?$]\w+)\)", head).group(1)
+            return ir.QueryName(input=self.set_of(self.f.name_of[name_var]))
+        if "AS ?entity)" in head:
+            return self.set_of(re.search(r"\(([?$]\w+) AS \?entity\)", head).group(1))
+        if "?value_value" in head:
+            value_var = next(v for v in self.f.attributes)
+            x, key = self.f.attributes[value_var]
+            return ir.QueryAttr(input=self.set_of(x), key=key)
+        raise UnsupportedConstruct(f"cannot lift the projection {head!r}",
+                                   code="unsupported-sparql")
+
+    def set_of(self, var: str, seen: frozenset = frozenset()) -> ir.Node:
+        if var in seen:
+            raise UnsupportedConstruct(f"cannot lift a cycle through {var}",
+                                       code="unsupported-sparql")
+        if var in self.built:
+            return self.built[var]
+        parts: list[ir.Node] = [ir.Find(name=n) for n in self.f.names.get(var, [])]
+        for here, relation, direction, there in self.f.records:
+            if direction == "plain":
+                if there == var and here not in seen and self._defined(here, seen | {var}):
+                    parts.append(ir.Relate(input=self.set_of(here, seen | {var}),
+                                           relation=relation, direction="forward"))
+                elif here == var and self._defined(there, seen | {var}):
+                    parts.append(ir.Relate(input=self.set_of(there, seen | {var}),
+                                           relation=relation, direction="backward"))
+            elif there == var:
+                parts.append(ir.Relate(input=self.set_of(here, seen | {var}),
+                                       relation=relation, direction=direction))
+        if not parts:
+            if var not in self.f.any_name:
+                raise UnsupportedConstruct(f"cannot lift: nothing defines {var}",
+                                           code="unsupported-sparql")
+            parts = [ir.FindAll()]
+        node = parts[0]
+        for part in parts[1:]:
+            node = ir.And(left=node, right=part)
+        for concept_var in self.f.types.get(var, []):
+            for concept in self.concepts.get(concept_var) or ["?"]:
+                node = ir.FilterConcept(input=node, concept=concept)
+        self.built[var] = node
+        return node
+
+    def _defined(self, var: str, seen: frozenset) -> bool:
+        try:
+            self.set_of(var, seen)
+        except UnsupportedConstruct:
+            return False
+        self.built.pop(var, None)
+        return True
