@@ -1,5 +1,5 @@
-"""What koplc uses when the user names nothing: the MetaQA movie KB and the MetaQA dev
-demonstration pool shipped inside the package, and the embedded LM."""
+"""What koplc uses when the user names nothing: the MetaQA movie KB, the MetaQA dev
+demonstration pool and verified dev questions shipped inside the package, and the embedded LM."""
 
 from __future__ import annotations
 
@@ -19,15 +19,37 @@ DATA = files("koplc.llm").joinpath("data")
 
 def default_kb_path() -> Path:
     """The shipped MetaQA KB (kb.txt triples, gzip in the package), unpacked once into the
-    cache so its KB cache and grounding indexes can live beside it."""
-    target = cache_root() / "default-kb" / "metaqa_kb.txt"
+    cache folder."""
+    return _unpacked("metaqa_kb.txt.gz", cache_root() / "default-kb" / "metaqa_kb.txt")
+
+
+def default_dev_folder() -> Path:
+    """A folder of MetaQA's verified dev questions, ``qa_{1,2,3}hop_dev.tsv``: shipped in the
+    package (gzip), unpacked once into the cache folder."""
+    folder = cache_root() / "default-data" / "metaqa"
+    for hop in (1, 2, 3):
+        _unpacked(f"metaqa_qa_{hop}hop_dev.tsv.gz", folder / f"qa_{hop}hop_dev.tsv")
+    return folder
+
+
+def _unpacked(name: str, target: Path) -> Path:
+    """`target`, unpacked atomically from the package's gzip file `name` unless it exists."""
     if target.exists():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".metaqa_kb.", dir=target.parent)
-    with os.fdopen(fd, "wb") as out, gzip.open(str(DATA / "metaqa_kb.txt.gz")) as src:
-        shutil.copyfileobj(src, out)
-    os.replace(tmp, target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as err:
+        raise KoplcError(f"cannot unpack the shipped {target.name} into {target.parent}: "
+                         f"{err.strerror or err}; set KOPLC_CACHE_DIR to a folder koplc may write",
+                         code="cache-unwritable") from err
+    try:
+        with os.fdopen(fd, "wb") as out, gzip.open(str(DATA / name)) as src:
+            shutil.copyfileobj(src, out)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return target
 
 
