@@ -1,13 +1,13 @@
-"""Load a KB from any supported file, through a binary cache kept next to the source.
+"""Load a KB from any supported file, through a binary cache kept in the user cache folder.
 
 `load_kb(path)` picks the loader from the file name (``.json`` KoPL KB JSON, ``.txt`` MetaQA
 pipe triples, ``.nt`` N-Triples, ``.ttl`` Turtle). The built KB is pickled to
-``<source>.koplc-cache`` beside the source, or, where that folder is read-only, under
-``$KOPLC_CACHE_DIR`` (default ``$XDG_CACHE_HOME/koplc`` or ``~/.cache/koplc``) with a name derived
-from the source's absolute path. The cache records the cache format version, the loader and
-its options, and the source's size and BLAKE2 content hash; any mismatch rebuilds it. Writes
-go to a temporary file renamed into place, so readers never see a partial cache. A cache file
-is trusted like code (it is a pickle): keep cache folders private.
+``kb-cache/<name>.<hash of the resolved path>.koplc-cache`` under the user cache folder
+(`koplc.kopl.user_cache`), never beside the source. The cache records the cache format version,
+the loader and its options, and the source's size and BLAKE2 content hash; any mismatch rebuilds
+it. Writes go to a temporary file renamed into place, so readers never see a partial cache; a
+cache folder that cannot be written means no cache. A cache file is trusted like code (it is a
+pickle): keep cache folders private.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from koplc.kopl.errors import KBError
 from koplc.kopl.kb import KB
 from koplc.kopl.kb_json import load_kopl_json
 from koplc.kopl.kb_triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
+from koplc.kopl.user_cache import derived_path, writable
 
 FORMAT = 1  # bump whenever the KB's pickled layout changes
 SUFFIX = ".koplc-cache"
@@ -66,14 +67,12 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
     data = path.read_bytes()
     key = (FORMAT, fmt, schema.to_json() if fmt == "pipe-triples" else "", len(data),
            hashlib.blake2b(data, digest_size=16).hexdigest())
-    for place in cache_paths(path):
-        kb = _read_cache(place, key)
-        if kb is not None:
-            return kb
-    kb = _build(fmt, schema, path)
-    for place in cache_paths(path):
-        if _writable(place.parent) and write_cache(place, key, kb):
-            break
+    place = cache_path(path)
+    kb = _read_cache(place, key)
+    if kb is None:
+        kb = _build(fmt, schema, path)
+        if writable(place.parent):
+            write_cache(place, key, kb)
     return kb
 
 
@@ -85,23 +84,9 @@ def _build(fmt: str, schema: TripleSchema, path: Path) -> KB:
         gc.enable()
 
 
-def cache_paths(path: Path) -> list[Path]:
-    """Where the cache of `path` may live: beside it, then in the user cache folder."""
-    path = path.resolve()
-    root = os.environ.get("KOPLC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "koplc")
-    digest = hashlib.blake2b(str(path).encode(), digest_size=8).hexdigest()
-    return [path.with_name(path.name + SUFFIX), Path(root) / f"{path.name}.{digest}{SUFFIX}"]
-
-
-def _writable(folder: Path) -> bool:
-    """Whether to write into `folder`: it must be writable and not marked read-only (no write
-    bits at all), which root would otherwise ignore."""
-    try:
-        return not folder.exists() or (os.access(folder, os.W_OK)
-                                       and bool(folder.stat().st_mode & 0o222))
-    except OSError:
-        return False
+def cache_path(path: str | Path) -> Path:
+    """Where the cache of the KB file at `path` lives: in the user cache folder."""
+    return derived_path("kb-cache", path, SUFFIX)
 
 
 def _read_cache(place: Path, key: tuple) -> KB | None:
@@ -114,7 +99,8 @@ def _read_cache(place: Path, key: tuple) -> KB | None:
                 kb = pickle.load(f)
             finally:
                 gc.enable()
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError, TypeError):
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError, TypeError,
+            ImportError, IndexError, KeyError):
         return None  # missing, stale or damaged: rebuild
     return kb if isinstance(kb, KB) else None
 

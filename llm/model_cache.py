@@ -9,13 +9,7 @@ import tempfile
 from pathlib import Path
 
 from koplc.kopl.errors import KoplcError
-
-
-def cache_root() -> Path:
-    """koplc's cache folder: $KOPLC_CACHE_DIR, else $XDG_CACHE_HOME/koplc, else ~/.cache/koplc."""
-    root = os.environ.get("KOPLC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "koplc")
-    return Path(root)
+from koplc.kopl.user_cache import cache_root
 
 
 def sha256_of(path: Path) -> str:

@@ -1,13 +1,25 @@
-"""Shared fixtures: where ../shared lives, and its corpora loaded as records."""
+"""Shared fixtures: the test data folder and its JSON Lines records; checks on the whole run.
+
+Everything the suite reads is in tests/fixtures (see its README) or shipped in the package;
+nothing is read from outside the checkout, and nothing is written into tests/fixtures (a run
+that changes it fails). With KOPLC_TESTS_NO_SKIPS=1, as CI runs the suite, a skipped test fails
+the run: a skip is not a pass.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"  # until every test reads FIXTURES
+
+_SKIPPED: list[str] = []
+_PROBLEMS: list[str] = []
+_FIXTURES_BEFORE: dict[str, tuple[int, int]] = {}
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -16,6 +28,36 @@ def read_jsonl(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="session")
 def shared() -> Path:
-    if not SHARED.is_dir():
-        pytest.fail(f"../shared is missing (expected at {SHARED}); CI keeps it beside the checkout")
     return SHARED
+
+
+def _fixture_files() -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(FIXTURES)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in FIXTURES.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+def pytest_sessionstart(session):
+    _FIXTURES_BEFORE.update(_fixture_files())
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped:
+        _SKIPPED.append(report.nodeid)
+
+
+def pytest_sessionfinish(session):
+    after = _fixture_files()
+    changed = sorted(name for name in after.keys() | _FIXTURES_BEFORE.keys()
+                     if after.get(name) != _FIXTURES_BEFORE.get(name))
+    if changed:
+        _PROBLEMS.append(f"tests wrote into tests/fixtures: {', '.join(changed[:10])}")
+    if _SKIPPED and os.environ.get("KOPLC_TESTS_NO_SKIPS") == "1":
+        _PROBLEMS.append(f"{len(_SKIPPED)} skipped tests (KOPLC_TESTS_NO_SKIPS=1): "
+                         f"{', '.join(_SKIPPED[:10])}")
+    if _PROBLEMS and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    for problem in _PROBLEMS:
+        terminalreporter.write_line(f"FAILED RUN: {problem}", red=True, bold=True)

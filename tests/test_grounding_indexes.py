@@ -1,5 +1,6 @@
-"""The name indexes: built, saved atomically beside the KB (or in a cache folder), reloaded
-without the model, rebuilt when the KB's names change or a file is missing or damaged."""
+"""The name indexes: built, saved atomically into the user cache folder (never beside the KB) or
+a folder the caller names, reloaded without the model, rebuilt when the KB's names change or a
+file is missing or damaged; a cache folder that cannot be written keeps them in memory."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from koplc import api
 from koplc.kopl.errors import GroundingError
 from koplc.kopl.grounding.driver import ground
 from koplc.kopl.grounding.embedder import Embedder
-from koplc.kopl.grounding.index_store import index_folders, load_index
+from koplc.kopl.grounding.index_store import index_folder, load_index
 from koplc.kopl.grounding.indexes import Indexes, require_names
 from koplc.kopl.kb_cache import load_kb
 from koplc.kopl.types import ArgKind
@@ -32,20 +33,28 @@ class NoModel(Embedder):
 
 
 @pytest.fixture
-def kb_copy(tmp_path, monkeypatch):
-    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path / "user-cache"))
+def user_cache(tmp_path, monkeypatch):
+    folder = tmp_path / "user-cache"
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def kb_copy(tmp_path, user_cache):
     path = tmp_path / "kb" / "geo_kb.json"
     path.parent.mkdir()
     shutil.copy(GEO_KB, path)
     return path
 
 
-def test_the_index_lives_beside_the_kb_and_reloads_without_the_model(kb_copy):
+def test_the_index_lives_in_the_user_cache_and_reloads_without_the_model(kb_copy, user_cache):
     report = api.build_index(kb_copy)
-    folder = kb_copy.with_name(kb_copy.name + ".koplc-index")
+    folder = index_folder(kb_copy)
+    assert folder.parent == user_cache / "indexes"
     assert report.folder == folder and set(report.rebuilt) == {
         "entities", "concepts", "relations", "attributes", "qualifiers"}
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no temporary files
+    assert [p.name for p in kb_copy.parent.iterdir()] == [kb_copy.name]  # nothing beside it
     again = api.build_index(kb_copy)
     assert again.rebuilt == [] and again.counts == report.counts and again.bytes > 0
     indexes = Indexes.for_kb(load_kb(kb_copy), kb_copy, embedder=NoModel())
@@ -60,14 +69,35 @@ def test_grounding_exact_names_never_loads_the_model(geo, tmp_path):
     assert grounded.program == api.parse(text).program
 
 
-def test_a_read_only_kb_folder_falls_back_to_the_cache_folder(kb_copy):
+def test_a_read_only_kb_folder_changes_nothing(kb_copy):
     kb_copy.parent.chmod(0o555)
     try:
         report = api.build_index(kb_copy)
     finally:
         kb_copy.parent.chmod(0o755)
-    assert report.folder == index_folders(kb_copy)[1]
-    assert not kb_copy.with_name(kb_copy.name + ".koplc-index").exists()
+    assert report.folder == index_folder(kb_copy)
+
+
+def test_a_read_only_cache_folder_keeps_the_indexes_in_memory(kb_copy, user_cache):
+    user_cache.mkdir()
+    user_cache.chmod(0o555)
+    try:
+        report = api.build_index(kb_copy)
+        assert report.folder is None and len(report.rebuilt) == 5
+        assert list(user_cache.iterdir()) == []
+    finally:
+        user_cache.chmod(0o755)
+    assert [p.name for p in kb_copy.parent.iterdir()] == [kb_copy.name]
+
+
+def test_a_cache_folder_under_a_regular_file_keeps_the_indexes_in_memory(kb_copy, tmp_path,
+                                                                       monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(blocker / "cache"))
+    indexes = Indexes.for_kb(load_kb(kb_copy), kb_copy)
+    assert "Paris" in indexes.get(ArgKind.ENTITY).names
+    assert indexes.saved_folder() is None and blocker.read_text() == "not a folder"
 
 
 def test_a_changed_kb_rebuilds_only_what_changed(kb_copy):

@@ -1,4 +1,6 @@
-"""The binary KB cache: written atomically beside the source, reused, invalidated on change."""
+"""The binary KB cache: written atomically into the user cache folder (never beside the source),
+keyed by the source's path and checked against its content, reused, invalidated on change; a
+cache folder that cannot be written means no cache, not an error."""
 
 from __future__ import annotations
 
@@ -7,29 +9,49 @@ import shutil
 
 import pytest
 
-from conftest import SHARED
+from conftest import FIXTURES
 from koplc.kopl import kb_cache
 from koplc.kopl.errors import KBError
-from koplc.kopl.kb_cache import SUFFIX, cache_paths, load_kb
+from koplc.kopl.kb_cache import cache_path, load_kb
 from koplc.kopl.kb_json import kb_to_data
 
 
 @pytest.fixture
-def source(tmp_path, monkeypatch):
-    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path / "user-cache"))
+def user_cache(tmp_path, monkeypatch):
+    folder = tmp_path / "user-cache"
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def source(tmp_path, user_cache):
     path = tmp_path / "kb" / "example_kb.json"
     path.parent.mkdir()
-    shutil.copy(SHARED / "data/kopl/example_kb.json", path)
+    shutil.copy(FIXTURES / "kopl/example_kb.json", path)
     return path
 
 
-def test_the_first_load_writes_the_cache_beside_the_source(source):
+def test_the_first_load_writes_the_cache_into_the_user_cache_folder(source, user_cache):
     kb = load_kb(source)
-    cache = source.with_name(source.name + SUFFIX)
-    assert cache.is_file()
-    assert {p.name for p in source.parent.iterdir()} == {source.name, cache.name}  # no temp
+    cache = cache_path(source)
+    assert cache.is_file() and cache.parent == user_cache / "kb-cache"
+    assert [p.name for p in cache.parent.iterdir()] == [cache.name]  # no temporary file
+    assert [p.name for p in source.parent.iterdir()] == [source.name]  # nothing beside it
     again = load_kb(source)
     assert again is not kb and kb_to_data(again) == kb_to_data(kb)
+
+
+def test_the_cache_is_keyed_by_the_resolved_path(source, tmp_path):
+    link = tmp_path / "link.json"
+    link.symlink_to(source)
+    assert cache_path(link) == cache_path(source)
+    copy = tmp_path / "elsewhere" / source.name
+    copy.parent.mkdir()
+    shutil.copy(source, copy)
+    assert cache_path(copy) != cache_path(source)
+    load_kb(source)
+    load_kb(copy)
+    assert cache_path(copy).is_file() and cache_path(source).is_file()
 
 
 def test_a_cached_load_does_not_parse_the_source(source, monkeypatch):
@@ -55,26 +77,50 @@ def test_a_same_size_change_in_the_same_instant_invalidates_it(source):
 
 def test_a_damaged_cache_is_rebuilt(source):
     load_kb(source)
-    cache = source.with_name(source.name + SUFFIX)
+    cache = cache_path(source)
     cache.write_bytes(cache.read_bytes()[:100])
     assert load_kb(source).names[4] == "LeBron James"
     assert cache.stat().st_size > 100
 
 
-def test_a_read_only_folder_sends_the_cache_to_the_user_cache(source, tmp_path):
-    source.parent.chmod(0o555)
+def test_a_read_only_cache_folder_means_no_cache(source, user_cache):
+    user_cache.mkdir()
+    user_cache.chmod(0o555)
     try:
-        load_kb(source)
-        assert not source.with_name(source.name + SUFFIX).exists()
-        beside, user = cache_paths(source)
-        assert user.is_file() and user.parent == tmp_path / "user-cache"
+        assert load_kb(source).names[4] == "LeBron James"
+        assert load_kb(source).names[4] == "LeBron James"
+        assert list(user_cache.iterdir()) == []
     finally:
-        source.parent.chmod(0o755)
+        user_cache.chmod(0o755)
+    assert [p.name for p in source.parent.iterdir()] == [source.name]
 
 
-def test_no_cache_means_no_cache_file(source):
+def test_a_read_only_cache_is_still_read(source, user_cache, monkeypatch):
+    load_kb(source)
+    for folder in (user_cache, user_cache / "kb-cache"):
+        folder.chmod(0o555)
+    try:
+        monkeypatch.setattr(kb_cache, "load_kopl_json", lambda path: pytest.fail("parsed again"))
+        assert load_kb(source).names[4] == "LeBron James"
+    finally:
+        for folder in (user_cache, user_cache / "kb-cache"):
+            folder.chmod(0o755)
+
+
+def test_a_cache_folder_under_a_regular_file_means_no_cache(source, tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(blocker / "cache"))
+    assert load_kb(source).names[4] == "LeBron James"
+    assert kb_cache.write_cache(cache_path(source), ("key",), load_kb(source)) is False
+    assert blocker.read_text() == "not a folder"
+    assert [p.name for p in source.parent.iterdir()] == [source.name]
+
+
+def test_no_cache_means_no_cache_file(source, user_cache):
     load_kb(source, cache=False)
-    assert not any(p.name.endswith(SUFFIX) for p in source.parent.iterdir())
+    assert not user_cache.exists()
+    assert [p.name for p in source.parent.iterdir()] == [source.name]
 
 
 def test_the_format_comes_from_the_extension(tmp_path):

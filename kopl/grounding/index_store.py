@@ -1,5 +1,8 @@
 """Saving and loading name indexes: one pair of files per kind, checked before use.
 
+A KB's indexes live in the user cache folder (`koplc.kopl.user_cache`), in
+``indexes/<KB file name>.<hash of its resolved path>/``, never beside the KB.
+
 A kind's index is ``<kind>.json`` (format, model, fingerprint, names, and the name and BLAKE2
 hash of the hnswlib file) plus ``<kind>.<hash>.hnsw``. The hnswlib file is written first under
 its content-addressed name, then the JSON is renamed into place, so a reader sees either the old
@@ -18,28 +21,12 @@ from pathlib import Path
 from koplc.kopl.atomic import write_atomically
 from koplc.kopl.grounding.embedder import DIMENSION, model_id
 from koplc.kopl.grounding.vector_index import FORMAT, NameIndex, fingerprint
-
-SUFFIX = ".koplc-index"
-
-
-def index_folders(kb_path: str | Path) -> list[Path]:
-    """Where the indexes of the KB at `kb_path` may live: beside it, then the user cache."""
-    path = Path(kb_path).resolve()
-    root = os.environ.get("KOPLC_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "koplc")
-    digest = hashlib.blake2b(str(path).encode(), digest_size=8).hexdigest()
-    return [path.with_name(path.name + SUFFIX), Path(root) / f"{path.name}.{digest}{SUFFIX}"]
+from koplc.kopl.user_cache import derived_path
 
 
-def writable(folder: Path) -> bool:
-    """Whether `folder` (or the nearest existing folder above it) can be written."""
-    for place in (folder, *folder.parents):
-        if place.exists():
-            try:
-                return os.access(place, os.W_OK) and bool(place.stat().st_mode & 0o222)
-            except OSError:
-                return False
-    return False
+def index_folder(kb_path: str | Path) -> Path:
+    """Where the indexes of the KB at `kb_path` live: in the user cache folder."""
+    return derived_path("indexes", kb_path)
 
 
 def _digest(path: Path) -> str:

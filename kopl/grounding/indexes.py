@@ -1,8 +1,9 @@
 """The five name indexes of a KB (entities, concepts, relations, attribute keys, qualifier
 keys), loaded from disk when their fingerprint matches the KB's names, else built and saved.
 
-`Indexes.for_kb(kb, kb_path)` keeps the files beside the KB (``<kb>.koplc-index/``) or, where
-that folder is read-only, under ``$KOPLC_CACHE_DIR``. `Indexes.from_names` serves names that
+`Indexes.for_kb(kb, kb_path)` keeps the files in the user cache folder (``indexes/`` under
+``$KOPLC_CACHE_DIR``, see `index_store`), or in a folder the caller names; a folder that
+cannot be written keeps them in memory only. `Indexes.from_names` serves names that
 come without a KB (a schema listing). Each kind loads on first use; the embedding model loads
 only when an index must be built or a name needs an embedding.
 """
@@ -17,16 +18,11 @@ import numpy as np
 
 from koplc.kopl.errors import GroundingError
 from koplc.kopl.grounding.embedder import DEFAULT_EMBEDDER, Embedder
-from koplc.kopl.grounding.index_store import (
-    folder_size,
-    index_folders,
-    load_index,
-    save_index,
-    writable,
-)
+from koplc.kopl.grounding.index_store import folder_size, index_folder, load_index, save_index
 from koplc.kopl.grounding.vector_index import NameIndex, embedded_text, fingerprint
 from koplc.kopl.kb import KB
 from koplc.kopl.types import ArgKind
+from koplc.kopl.user_cache import writable
 
 KINDS: dict[ArgKind, str] = {
     ArgKind.ENTITY: "entities", ArgKind.CONCEPT: "concepts", ArgKind.RELATION: "relations",
@@ -75,8 +71,9 @@ class Indexes:
     @classmethod
     def for_kb(cls, kb: KB, kb_path: str | Path | None = None, folder: str | Path | None = None,
                embedder: Embedder = DEFAULT_EMBEDDER) -> Indexes:
-        """The indexes of `kb`, kept in `folder`, beside `kb_path`, or only in memory."""
-        folders = [Path(folder)] if folder else index_folders(kb_path) if kb_path else []
+        """The indexes of `kb`, kept in `folder`, in the user cache folder under a name
+        derived from `kb_path`, or (with neither) only in memory."""
+        folders = [Path(folder)] if folder else [index_folder(kb_path)] if kb_path else []
         return cls({kind: kb_names(kb, kind) for kind in KINDS}, folders, embedder)
 
     @classmethod
