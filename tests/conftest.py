@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"  # until every test reads FIXTURES
 
 _SKIPPED: list[str] = []
 _PROBLEMS: list[str] = []
@@ -24,11 +23,6 @@ _FIXTURES_BEFORE: dict[str, tuple[int, int]] = {}
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
-@pytest.fixture(scope="session")
-def shared() -> Path:
-    return SHARED
 
 
 def _fixture_files() -> dict[str, tuple[int, int]]:

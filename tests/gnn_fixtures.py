@@ -7,14 +7,15 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
-from conftest import SHARED
+from conftest import FIXTURES
+from kb_fixtures import METAQA_KB, kb_path, metaqa_dev
 from koplc import api
 from koplc.kopl.metaqa import read_questions
 
-METAQA = SHARED / "data/metaqa"
-KB = METAQA / "kb.txt"
-TRAIN = [METAQA / "dev_all/qa_1hop_dev_all.tsv"]
-VERIFIED = [METAQA / f"qa_{hop}hop_dev.tsv" for hop in (1, 2, 3)]
+KB = kb_path(METAQA_KB)
+# MetaQA's unverified 1-hop dev questions, with some verified ones that exclude=VERIFIED drops.
+TRAIN = [FIXTURES / "metaqa/qa_1hop_train.tsv"]
+VERIFIED = [metaqa_dev(hop) for hop in (1, 2, 3)]
 TINY = {"dim": 32, "size": 64, "steps": 2, "epochs": 1, "batch_size": 16, "limit": 300}
 
 

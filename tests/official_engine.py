@@ -20,8 +20,10 @@ from types import ModuleType
 
 import pytest
 
-from conftest import SHARED
+from kb_fixtures import kb_path
 from koplc.kopl.ir import Node
+from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb_json import kb_to_data
 from koplc.kopl.linear import linearize
 
 
@@ -54,9 +56,13 @@ def engine_class() -> type:
     return official_modules()["kopl"].KoPLEngine
 
 
-def make_engine(kb_path: Path):
-    """An engine over a KB JSON file (the engine prints progress while indexing: silenced)."""
-    data = json.loads(Path(kb_path).read_text(encoding="utf-8"))
+def make_engine(path: Path):
+    """An engine over a KB file: KoPL KB JSON as it is, MetaQA triples in the KoPL JSON they
+    build (the engine prints progress while indexing: silenced)."""
+    if path.suffix == ".json":
+        data = json.loads(path.read_text(encoding="utf-8"))
+    else:
+        data = json.loads(json.dumps(kb_to_data(load_kb(path))))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         return engine_class()(data)
 
@@ -72,12 +78,12 @@ def engine_forward(engine, program: Node):
 
 @pytest.fixture(scope="session", name="engine_for")
 def engine_for_fixture():
-    """engine_for("data/kopl/example_kb.json") -> the official engine over that shared KB."""
+    """engine_for(EXAMPLE_KB) -> the official engine over that test KB (kb_fixtures' names)."""
     engines: dict[str, object] = {}
 
-    def get(relative: str):
-        if relative not in engines:
-            engines[relative] = make_engine(SHARED / relative)
-        return engines[relative]
+    def get(name: str):
+        if name not in engines:
+            engines[name] = make_engine(kb_path(name))
+        return engines[name]
 
     return get

@@ -1,7 +1,7 @@
 """Shared pieces of the SPARQL backend tests: KB stores loaded once per session, and running a
 program natively and through SPARQL with one notion of "same answer".
 
-The shared KBs go into the encoding that can represent them: the example KBs into the KQA Pro
+The test KBs go into the encoding that can represent them: the example KBs into the KQA Pro
 encoding (they store facts one way only, with qualifiers), MetaQA into plain triples.
 """
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import SHARED
+from conftest import FIXTURES
 from koplc import api
 from koplc.cli import main
 from koplc.kopl.errors import ExecutionError
@@ -22,7 +22,7 @@ KQAPRO = json.dumps([{"function": "Find", "dependencies": [], "inputs": ["LeBron
 def kb_path(tmp_path, monkeypatch):
     monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path / "cache"))
     path = tmp_path / "example_kb.json"
-    shutil.copy(SHARED / "data/kopl/example_kb.json", path)
+    shutil.copy(FIXTURES / "kopl/example_kb.json", path)
     return path
 
 

@@ -1,4 +1,4 @@
-"""Every real logical form in ../shared/corpus parses, unless listed with its reason."""
+"""Every real logical form in tests/fixtures/corpus parses, unless listed with its reason."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, read_jsonl
+from conftest import FIXTURES, read_jsonl
 from koplc import api
 from koplc.kopl.errors import ParseError
 
@@ -22,7 +22,7 @@ UNPARSEABLE = {r["id"]: r for r in (json.loads(line) for line in (
 
 def _records():
     for name, (syntax, field) in CORPORA.items():
-        for record in read_jsonl(SHARED / "corpus" / name):
+        for record in read_jsonl(FIXTURES / "corpus" / name):
             yield pytest.param(syntax, record[field], record["id"], id=record["id"])
 
 
@@ -40,7 +40,7 @@ def test_corpus_program_parses(syntax, text, record_id):
 
 
 def test_corpus_sizes():
-    counts = {name: len(read_jsonl(SHARED / "corpus" / name)) for name in CORPORA}
+    counts = {name: len(read_jsonl(FIXTURES / "corpus" / name)) for name in CORPORA}
     assert counts == {"kopl_steps_symkgqa.jsonl": 50, "kopl_functional_docs.jsonl": 13,
                       "sexpr_grailqa.jsonl": 15}
     assert not UNPARSEABLE, "every corpus program parses; keep this list empty or explain"

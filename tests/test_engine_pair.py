@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES
 from koplc.kopl import engine_pair, kqapro_json, nested_syntax
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import And, Count, Find, FindAll, QueryName
@@ -21,8 +22,8 @@ def test_identity_corpus_prints_back_unchanged(line):
     assert engine_pair.looks_like(line)
 
 
-def test_conformance_programs_give_the_same_tree_without_dependencies(shared):
-    cases = json.loads((shared / "conformance" / "kopl_engine_cases.json").read_text())["cases"]
+def test_conformance_programs_give_the_same_tree_without_dependencies():
+    cases = json.loads((FIXTURES / "conformance" / "kopl_engine_cases.json").read_text())["cases"]
     for case in cases:
         steps = case["program"]
         explicit = kqapro_json.parse(json.dumps(steps)).program

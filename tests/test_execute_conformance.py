@@ -1,4 +1,4 @@
-"""Every case of shared/conformance/kopl_engine_cases.json, as the official Python engine
+"""Every case of tests/fixtures/conformance/kopl_engine_cases.json, as the official Python engine
 answered it (`cpp_diff` cases included: where the C++ engine disagrees we match Python)."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from conftest import SHARED
+from conftest import FIXTURES
 from kb_fixtures import kb_for_fixture  # noqa: F401 - the kb_for fixture
 from koplc.kopl.answer import agrees_with_engine, engine_entity_ids
 from koplc.kopl.errors import ExecutionError
 from koplc.kopl.execute import execute
 from koplc.kopl.kqapro_json import parse
 
-CASES = json.loads((SHARED / "conformance/kopl_engine_cases.json").read_text())["cases"]
+CASES = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["cases"]
 
 
 def run_case(case, kb_for):
@@ -56,6 +56,6 @@ def test_where_the_cpp_engine_differs_we_match_the_python_engine(case, kb_for):
 
 
 def test_the_file_has_the_cases_its_meta_promises():
-    meta = json.loads((SHARED / "conformance/kopl_engine_cases.json").read_text())["_meta"]
+    meta = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["_meta"]
     assert len(CASES) == meta["counts"]["from_test_example"] + meta["counts"]["own"]
     assert sum(1 for c in CASES if c.get("cpp_diff")) == meta["counts"]["cpp_disagreements"]

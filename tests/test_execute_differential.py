@@ -1,5 +1,5 @@
 """Differential test: koplc's executor against the real KoPL==0.0.5 engine on generated
-programs over the shared example KB and the MetaQA KB.
+programs over the example KB and the MetaQA KB.
 
 Agreement means: both raise (we raise ExecutionError), or the answers are equal — lists as
 multisets, since the engine's list order comes from Python's string hashing; entity sets by

@@ -7,18 +7,17 @@ from collections import Counter
 
 import pytest
 
-from conftest import SHARED
-from kb_fixtures import METAQA_KB, kb_for_fixture  # noqa: F401 - the kb_for fixture
+from kb_fixtures import METAQA_KB, kb_for_fixture, kb_path, metaqa_dev  # noqa: F401 - kb_for
 from koplc.kopl.execute import execute
 from koplc.kopl.kb_triples import load_pipe_triples
 from koplc.kopl.metaqa import gold_program, hops_of, read_questions, score
 
-HOPS = {1: 8681, 2: 845, 3: 144}  # verified dev questions per hop (shared/data/metaqa/README.md)
+HOPS = {1: 8681, 2: 845, 3: 144}  # verified dev questions per hop (llm/data/README.md)
 
 
 @pytest.fixture(scope="module")
 def questions():
-    return {hop: read_questions(SHARED / f"data/metaqa/qa_{hop}hop_dev.tsv") for hop in HOPS}
+    return {hop: read_questions(metaqa_dev(hop)) for hop in HOPS}
 
 
 def answered(kb, questions) -> Counter:
@@ -38,7 +37,7 @@ def test_every_gold_program_answers_its_question(kb_for, questions):
 
 
 def test_the_kb_built_from_the_triples_answers_them_too(questions):
-    kb = load_pipe_triples(SHARED / "data/metaqa/kb.txt")
+    kb = load_pipe_triples(kb_path(METAQA_KB))
     sample = {hop: batch[::7] for hop, batch in questions.items()}
     assert answered(kb, sample) == Counter({hop: len(b) for hop, b in sample.items()})
 

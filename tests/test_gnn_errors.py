@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gnn_fixtures import KB, tiny_model
+from gnn_fixtures import KB, VERIFIED, tiny_model
 from koplc import api
 from koplc.cli import main
 from koplc.gnn.errors import GnnError
@@ -12,7 +12,7 @@ from koplc.gnn.errors import GnnError
 
 def test_missing_checkpoint(tmp_path):
     with pytest.raises(GnnError, match="no GNN checkpoint"):
-        api.gnn_eval(KB, tmp_path, [KB.parent / "qa_3hop_dev.tsv"])
+        api.gnn_eval(KB, tmp_path, [VERIFIED[2]])
 
 
 def test_corrupt_checkpoint(tmp_path):

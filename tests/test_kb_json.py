@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from conftest import SHARED
+from conftest import FIXTURES
 from koplc.kopl.errors import KBError
 from koplc.kopl.kb_json import kb_from_text, kb_to_data, kb_to_json, load_kopl_json
 from koplc.kopl.values import Value
 
-EXAMPLE = json.loads((SHARED / "data/kopl/example_kb.json").read_text())
+EXAMPLE = json.loads((FIXTURES / "kopl/example_kb.json").read_text())
 
 
 def kqapro_spelling(data: dict) -> dict:
@@ -32,7 +32,7 @@ def kqapro_spelling(data: dict) -> dict:
 
 
 def test_the_example_kb_loads_with_the_engines_node_order():
-    kb = load_kopl_json(SHARED / "data/kopl/example_kb.json")
+    kb = load_kopl_json(FIXTURES / "kopl/example_kb.json")
     assert kb.n_concepts == 4 and len(kb.ids) == 8
     assert kb.ids[:4] == list(EXAMPLE["concepts"]) and kb.ids[4:] == list(EXAMPLE["entities"])
     athlete = kb.name_to_nodes["athlete"][0]
@@ -58,13 +58,13 @@ def test_dates_are_read_in_both_spellings():
 
 
 def test_the_json_round_trip_is_exact():
-    for path in ("data/kopl/example_kb.json", "data/kopl/example_kb_ext.json"):
-        data = json.loads((SHARED / path).read_text())
+    for path in ("kopl/example_kb.json", "kopl/example_kb_ext.json"):
+        data = json.loads((FIXTURES / path).read_text())
         assert json.loads(kb_to_json(kb_from_text(json.dumps(data)))) == data
 
 
 def test_a_relation_to_a_concept_is_mirrored_on_the_concept_once():
-    kb = load_kopl_json(SHARED / "data/kopl/example_kb_ext.json")
+    kb = load_kopl_json(FIXTURES / "kopl/example_kb_ext.json")
     player = kb.name_to_nodes["basketball player"][0]
     assert [kb.names[o] for o in kb.in_objects["occupation"][player]] == ["Yao Ming"]
     assert "occupation" not in json.dumps(kb_to_data(kb)["concepts"])

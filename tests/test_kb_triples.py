@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from conftest import SHARED
-from kb_fixtures import kb_for_fixture  # noqa: F401 - the kb_for fixture
+from conftest import FIXTURES
+from kb_fixtures import METAQA_KB, kb_for_fixture  # noqa: F401 - the kb_for fixture
 from koplc.kopl.errors import KBError
 from koplc.kopl.execute import execute
 from koplc.kopl.ir import (
@@ -20,15 +20,20 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
-from koplc.kopl.kb_json import kb_to_data
+from koplc.kopl.kb_json import kb_to_data, load_kopl_json
 from koplc.kopl.kb_triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
 from koplc.kopl.types import Comparator, Direction
 
 
-def test_metaqa_triples_build_exactly_the_shared_kopl_json(kb_for):
-    """Same ids, names, concepts and record order as shared/data/metaqa/kopl_kb.json."""
-    from_triples = load_pipe_triples(SHARED / "data/metaqa/kb.txt")
-    assert kb_to_data(from_triples) == kb_to_data(kb_for("data/metaqa/kopl_kb.json"))
+def test_metaqa_triples_build_exactly_the_kopl_json_of_the_converter():
+    """Same ids, names, concepts and record order as MetaQA's kopl_kb.json, which another tool
+    wrote: on a cut of both (tests/fixtures/metaqa), each entity keeping all its concepts."""
+    from_triples = load_pipe_triples(FIXTURES / "metaqa/kb_subset.txt")
+    expected = load_kopl_json(FIXTURES / "metaqa/kopl_kb_subset.json")
+    data = kb_to_data(expected)
+    assert kb_to_data(from_triples) == data
+    assert len(data["concepts"]) == 8
+    assert sum(len(e["instanceOf"]) > 1 for e in data["entities"].values()) >= 5  # two concepts
 
 
 def test_the_schema_reads_from_json_and_orders_the_concepts():
@@ -115,7 +120,15 @@ def test_an_rdf_syntax_error_names_the_file(tmp_path):
         _rdf_kb(tmp_path, ".ttl", "@prefix : <http://e/> .\n:a :b .\n")
 
 
-def test_the_metaqa_kb_round_trips_through_json(kb_for):
-    kb = kb_for("data/metaqa/kopl_kb.json")
-    assert json.loads(json.dumps(kb_to_data(kb))) == json.loads(
-        (SHARED / "data/metaqa/kopl_kb.json").read_text())
+def test_metaqa_kopl_json_round_trips():
+    path = FIXTURES / "metaqa/kopl_kb_subset.json"
+    assert json.loads(json.dumps(kb_to_data(load_kopl_json(path)))) == json.loads(
+        path.read_text(encoding="utf-8"))
+
+
+def test_the_whole_metaqa_kb_round_trips_through_json(kb_for, tmp_path):
+    data = kb_to_data(kb_for(METAQA_KB))
+    assert len(data["entities"]) == 26252 and len(data["concepts"]) == 8
+    path = tmp_path / "kopl_kb.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert kb_to_data(load_kopl_json(path)) == data

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES
 from koplc.kopl import kqapro_json, nested_syntax
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Count, Find, FindAll, QueryName, VerifyNum
@@ -25,8 +26,8 @@ def test_identity_corpus_prints_back_unchanged(line):
     assert kqapro_json.looks_like(line)
 
 
-def test_every_conformance_program_parses(shared):
-    cases = json.loads((shared / "conformance" / "kopl_engine_cases.json").read_text())["cases"]
+def test_every_conformance_program_parses():
+    cases = json.loads((FIXTURES / "conformance" / "kopl_engine_cases.json").read_text())["cases"]
     assert len(cases) > 100
     for case in cases:
         text = json.dumps(case["program"], ensure_ascii=False, indent=2)

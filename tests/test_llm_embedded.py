@@ -71,10 +71,10 @@ def test_cli_jsonl_and_no_link(tmp_path, capsys):
     assert "nothing in the question links to the KB" in capsys.readouterr().err
 
 
-def test_cli_eval_writes_predictions_and_a_breakdown(shared, tmp_path, capsys):
+def test_cli_eval_writes_predictions_and_a_breakdown(tmp_path, capsys):
+    """With no --data: MetaQA's verified dev questions shipped in the package."""
     out = tmp_path / "predictions.jsonl"
-    assert cli.main(["eval", "--data", str(shared / "data/metaqa"), "--hops", "1",
-                     "--limit", "2", "--out", str(out)]) == 0
+    assert cli.main(["eval", "--hops", "1", "--limit", "2", "--out", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 2 and summary["1-hop"]["n"] == 2

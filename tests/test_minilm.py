@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import SHARED
+from kb_fixtures import METAQA_KB, kb_path
 from koplc.kopl.grounding.minilm import MiniLM
 
 
@@ -22,7 +22,7 @@ def pair():
 
 def _names(n: int) -> list[str]:
     names = set()
-    for line in (SHARED / "data/metaqa/kb.txt").read_text().splitlines()[:20000]:
+    for line in kb_path(METAQA_KB).read_text().splitlines()[:20000]:
         head, relation, tail = line.split("|")
         names.update((head, tail, relation.replace("_", " ")))
     names = sorted(names)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES
 from koplc.kopl import bart_syntax, engine_pair, kqapro_json, nested_syntax
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Find, FindAll, Node, QueryName, Relate
@@ -22,8 +23,8 @@ def preorder(node: Node) -> list[str]:
     return [type(node).__name__, *(name for child in node.children for name in preorder(child))]
 
 
-def test_every_docs_program_parses_with_its_functions(shared):
-    lines = (shared / "corpus" / "kopl_functional_docs.jsonl").read_text(encoding="utf-8")
+def test_every_docs_program_parses_with_its_functions():
+    lines = (FIXTURES / "corpus" / "kopl_functional_docs.jsonl").read_text(encoding="utf-8")
     records = [json.loads(line) for line in lines.splitlines() if line]
     assert len(records) == 13
     for record in records:

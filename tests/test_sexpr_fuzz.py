@@ -7,6 +7,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import FIXTURES
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
 from koplc.sexpr import parse, print_program
 from strategies import mutated
@@ -32,8 +33,8 @@ def _must_only_raise_koplc_errors(text: str) -> None:
     assert print_program(parse(printed).program) == printed
 
 
-def _seeds(shared) -> list[str]:
-    lines = (shared / "corpus" / "sexpr_grailqa.jsonl").read_text(encoding="utf-8").splitlines()
+def _seeds() -> list[str]:
+    lines = (FIXTURES / "corpus" / "sexpr_grailqa.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line)["s_expression"] for line in lines if line] + EXTRA_SEEDS
 
 
@@ -45,8 +46,8 @@ def test_token_soup(text):
 
 @FUZZ
 @given(data=st.data())
-def test_mutated_corpus(shared, data):
-    _must_only_raise_koplc_errors(data.draw(mutated(_seeds(shared), TOKENS, max_cut=10)))
+def test_mutated_corpus(data):
+    _must_only_raise_koplc_errors(data.draw(mutated(_seeds(), TOKENS, max_cut=10)))
 
 
 @settings(max_examples=500, deadline=None)

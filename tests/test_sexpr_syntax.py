@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import FIXTURES
 from koplc.kopl import ir
 from koplc.kopl.errors import ParseError, UnsupportedConstruct
 from koplc.kopl.registry import OPS
@@ -21,8 +22,8 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 FWD, BWD = Direction.FORWARD, Direction.BACKWARD
 
 
-def _corpus(shared: Path) -> dict[str, str]:
-    lines = (shared / "corpus" / "sexpr_grailqa.jsonl").read_text(encoding="utf-8").splitlines()
+def _corpus() -> dict[str, str]:
+    lines = (FIXTURES / "corpus" / "sexpr_grailqa.jsonl").read_text(encoding="utf-8").splitlines()
     return {r["id"]: r["s_expression"] for r in map(json.loads, filter(None, lines))}
 
 
@@ -42,8 +43,8 @@ def _text(parsed, span) -> str:
 # the corpus
 
 
-def test_every_corpus_record_parses_and_prints_back_stably(shared):
-    corpus = _corpus(shared)
+def test_every_corpus_record_parses_and_prints_back_stably():
+    corpus = _corpus()
     assert len(corpus) == 15
     for text in corpus.values():
         program = parse(text).program
@@ -53,8 +54,8 @@ def test_every_corpus_record_parses_and_prints_back_stably(shared):
             assert again == text
 
 
-def test_argmax_with_a_reversed_join_path(shared):
-    text = _corpus(shared)["grailqa/4302314002000"]
+def test_argmax_with_a_reversed_join_path():
+    text = _corpus()["grailqa/4302314002000"]
     assert parse(text).program == ir.ArgMax(
         input=ir.FilterConcept(
             input=ir.Relate(input=ir.Entity(id="m.03zbbx9"),
@@ -64,8 +65,8 @@ def test_argmax_with_a_reversed_join_path(shared):
         path=(ir.Hop(relation="medicine.medical_trial.design", direction=BWD),))
 
 
-def test_argmax_over_a_class_with_a_forward_path(shared):
-    text = _corpus(shared)["grailqa/3200431003000"]
+def test_argmax_over_a_class_with_a_forward_path():
+    text = _corpus()["grailqa/3200431003000"]
     assert parse(text).program == ir.ArgMax(
         input=_class("language.language_writing_type"),
         key="language.language_writing_system.used_from",
@@ -73,8 +74,8 @@ def test_argmax_over_a_class_with_a_forward_path(shared):
                      direction=FWD),))
 
 
-def test_ge_with_a_float_literal(shared):
-    text = _corpus(shared)["grailqa/5400160015000"]
+def test_ge_with_a_float_literal():
+    text = _corpus()["grailqa/5400160015000"]
     heavy = ir.FilterNum(
         input=ir.Relate(input=ir.Entity(id="m.0178g"), relation="spaceflight.rocket.manufacturer",
                         direction=BWD),
@@ -89,8 +90,8 @@ def test_ge_with_a_float_literal(shared):
         concept="spaceflight.rocket_manufacturer")
 
 
-def test_inv_relation_and_a_name_with_spaces(shared):
-    parsed = parse(_corpus(shared)["pangu_10shot/1"])
+def test_inv_relation_and_a_name_with_spaces():
+    parsed = parse(_corpus()["pangu_10shot/1"])
     assert parsed.program == ir.FilterConcept(
         input=ir.Relate(input=ir.Find(name="canadian law"),
                         relation="base.morelaw.legal_system.constitution", direction=FWD),
@@ -103,8 +104,8 @@ def test_inv_relation_and_a_name_with_spaces(shared):
     assert spans.nodes[()].start == 0 and spans.nodes[()].end == len(parsed.source)
 
 
-def test_name_with_digits_and_a_colon(shared):
-    assert parse(_corpus(shared)["pangu_10shot/9"]).program == ir.FilterConcept(
+def test_name_with_digits_and_a_colon():
+    assert parse(_corpus()["pangu_10shot/9"]).program == ir.FilterConcept(
         input=ir.Relate(input=ir.Find(name="transformers 2: revenge of the fallen"),
                         relation="business.product_line.themes", direction=BWD),
         concept="business.product_line")

@@ -13,12 +13,12 @@ import sys
 import pyoxigraph
 import pytest
 
-from conftest import SHARED
+from conftest import FIXTURES
 from koplc import api
 from koplc.cli import main
 from misbehaving_endpoint import serve
 
-EXAMPLE = str(SHARED / "data/kopl/example_kb.json")
+EXAMPLE = str(FIXTURES / "kopl/example_kb.json")
 PROGRAM = 'QueryName(FilterNum(FindAll(), "height", "200 centimetre", ">"))'
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import SHARED
+from conftest import FIXTURES
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, kb_for_fixture  # noqa: F401 - kb_for
 from koplc.kopl.kqapro_json import parse
 from koplc.kopl.nested_syntax import parse as parse_nested
@@ -20,7 +20,7 @@ from sparql_fixtures import (  # noqa: F401 - the oxigraph_for fixture
     through_sparql,
 )
 
-CASES = json.loads((SHARED / "conformance/kopl_engine_cases.json").read_text())["cases"]
+CASES = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["cases"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])

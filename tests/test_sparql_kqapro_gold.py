@@ -1,5 +1,5 @@
 """KQA Pro's published SPARQL against our lowering: for each question of
-shared/corpus/kqapro_sparql_examples.jsonl, its KoPL program (written by hand in
+tests/fixtures/corpus/kqapro_sparql_examples.jsonl, its KoPL program (written by hand in
 tests/fixtures/sparql/kqapro_gold_programs.jsonl) is lowered and run, and the gold SPARQL is run
 verbatim, on a small KB built for these questions (kqapro_gold_kb.json) exported in the KQA Pro
 encoding. Both must give the published answer.
@@ -13,11 +13,10 @@ yes/no. One source query ends in a stray ``",`` (train-93543), cut before runnin
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, read_jsonl
+from conftest import FIXTURES, read_jsonl
 from koplc.kopl.execute import execute
 from koplc.kopl.kb_json import load_kopl_json
 from koplc.kopl.nested_syntax import parse
@@ -28,14 +27,14 @@ from koplc.sparql_backend.results import run_lowered
 from koplc.sparql_backend.stores import OxigraphStore
 from koplc.sparql_backend.terms import XSD
 
-FIXTURES = Path(__file__).parent / "fixtures" / "sparql"
-GOLD = {r["id"]: r for r in read_jsonl(SHARED / "corpus/kqapro_sparql_examples.jsonl")}
-PROGRAMS = read_jsonl(FIXTURES / "kqapro_gold_programs.jsonl")
+GOLD = {r["id"]: r for r in read_jsonl(FIXTURES / "corpus/kqapro_sparql_examples.jsonl")}
+SPARQL_FIXTURES = FIXTURES / "sparql"
+PROGRAMS = read_jsonl(SPARQL_FIXTURES / "kqapro_gold_programs.jsonl")
 
 
 @pytest.fixture(scope="module")
 def kb_and_store():
-    kb = load_kopl_json(FIXTURES / "kqapro_gold_kb.json")
+    kb = load_kopl_json(SPARQL_FIXTURES / "kqapro_gold_kb.json")
     store = OxigraphStore()
     store.load_ntriples("".join(ntriples(kb, KQAPRO)).encode())
     return kb, store

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SHARED
-from kb_fixtures import METAQA_KB, kb_for_fixture  # noqa: F401 - the kb_for fixture
+from kb_fixtures import METAQA_KB, kb_for_fixture, metaqa_dev  # noqa: F401 - kb_for
 from koplc.kopl.metaqa import gold_program, read_questions, score
 from sparql_fixtures import native, oxigraph_for_fixture, same, through_sparql  # noqa: F401
 
@@ -16,7 +15,7 @@ HOPS = (1, 2, 3)
 
 @pytest.fixture(scope="module")
 def programs():
-    questions = [q for hop in HOPS for q in read_questions(SHARED / f"data/metaqa/qa_{hop}hop_dev.tsv")]
+    questions = [q for hop in HOPS for q in read_questions(metaqa_dev(hop))]
     return [(q, gold_program(q.topic, q.qtype)) for q in questions]
 
 

@@ -1,4 +1,4 @@
-"""S-expressions through the SPARQL backend: every GrailQA S-expression of the shared corpus
+"""S-expressions through the SPARQL backend: every GrailQA S-expression of the test corpus
 lowers to SPARQL that pyoxigraph parses, and on a Freebase-shaped graph built here each
 construct (AND, JOIN, R, COUNT, ARGMAX/ARGMIN with ties kept, lt/le/gt/ge, TC) returns the
 answer S-expression semantics define, on pyoxigraph and natively alike.
@@ -15,7 +15,7 @@ from datetime import date
 import pytest
 
 import koplc.sexpr as sexpr
-from conftest import SHARED, read_jsonl
+from conftest import FIXTURES, read_jsonl
 from koplc.kopl.execute import ExecOptions, execute
 from koplc.kopl.kb import KBBuilder
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
@@ -27,7 +27,7 @@ from koplc.sparql_backend.stores import OxigraphStore
 
 SEXPR = ExecOptions(inclusive_comparators=True, today=date(2024, 1, 1))
 XSD = "^^http://www.w3.org/2001/XMLSchema#"
-CORPUS = read_jsonl(SHARED / "corpus/sexpr_grailqa.jsonl")
+CORPUS = read_jsonl(FIXTURES / "corpus/sexpr_grailqa.jsonl")
 
 ENTITIES = {  # mid: (name, class)
     "m.07932": ("Saturn V", "spaceflight.rocket"), "m.atlas": ("Atlas V", "spaceflight.rocket"),

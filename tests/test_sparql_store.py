@@ -9,8 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import SHARED
-from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture  # noqa: F401
+from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture, kb_path  # noqa: F401
 from koplc.kopl.errors import KBError
 from koplc.kopl.ir import Count, FilterConcept, FindAll
 from koplc.kopl.kb import KBBuilder
@@ -74,7 +73,7 @@ def test_freebase_literals_refuse_units_and_classes_named_apart_from_their_id(tm
 
 def test_a_persistent_store_is_loaded_once_and_reopened_as_it_is(tmp_path):
     source = tmp_path / "kb.json"
-    shutil.copy(SHARED / EXAMPLE_KB, source)
+    shutil.copy(kb_path(EXAMPLE_KB), source)
     folder = tmp_path / "store"
     store, loaded = open_kb_store(source, KQAPRO, folder)
     assert loaded

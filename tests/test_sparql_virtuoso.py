@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED
-from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture  # noqa: F401
+from conftest import FIXTURES
+from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture, metaqa_dev  # noqa: F401
 from koplc.kopl.kqapro_json import parse
 from koplc.kopl.metaqa import gold_program, read_questions
 from koplc.sparql_backend.encodings import ENCODINGS
@@ -22,7 +22,7 @@ from sparql_fixtures import ENCODING_OF, native, same, through_sparql
 from test_sparql_differential import differential
 from virtuoso_server import virtuoso_fixture  # noqa: F401 - the virtuoso fixture
 
-CASES = json.loads((SHARED / "conformance/kopl_engine_cases.json").read_text())["cases"]
+CASES = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["cases"]
 GENERATED = [(EXAMPLE_KB, "guided", 100), (EXAMPLE_KB_EXT, "blind", 60), (METAQA_KB, "guided", 40),
              (METAQA_KB, "blind-small", 40)]
 
@@ -66,7 +66,7 @@ def test_every_conformance_case_answers_the_same_on_virtuoso(kb_for, endpoint_fo
 def test_every_metaqa_gold_program_answers_the_same_on_virtuoso(kb_for, endpoint_for):
     kb, endpoint = kb_for(METAQA_KB), endpoint_for(METAQA_KB)
     programs = [gold_program(q.topic, q.qtype) for hop in (1, 2, 3)
-                for q in read_questions(SHARED / f"data/metaqa/qa_{hop}hop_dev.tsv")]
+                for q in read_questions(metaqa_dev(hop))]
     with ThreadPoolExecutor(max_workers=4) as pool:
         answers = list(pool.map(lambda p: through_sparql(p, endpoint, "plain"), programs))
     differ = [p for p, got in zip(programs, answers, strict=True) if not same(native(p, kb), got)]
