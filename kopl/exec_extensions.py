@@ -19,10 +19,8 @@ would). Semantics:
 
 from __future__ import annotations
 
-from datetime import date
-
 from koplc.kopl.types import Direction
-from koplc.kopl.values import DATE, YEAR, Value, parse_time
+from koplc.kopl.values import DATE, TIME, YEAR, Value, parse_literal, unreadable
 
 _EMPTY: tuple = ()
 POINT, START, END = "point in time", "start time", "end time"
@@ -77,15 +75,10 @@ class ExtensionOps:
     def visit_TimeConstraint(self, node):
         self.require_extension(node)
         ids, _ = self._entities(node.input)
-        text = node.time.strip()
-        if text == "NOW":
-            moment = Value(DATE, self.options.today or date.today())
-        else:
-            try:
-                moment = parse_time(text)
-            except (ValueError, IndexError) as err:
-                raise self.error(node, f"cannot read {text!r} as a year, a date or NOW: "
-                                 f"{err}") from None
+        try:
+            moment = parse_literal(node.time, TIME, self.options.today)
+        except (ValueError, IndexError, OverflowError) as err:
+            raise self.error(node, unreadable(node.time, TIME, err)) from None
         kb, relation = self.kb, node.relation
         forward = kb.out_facts.get(relation, {})
         backward = kb.in_facts.get(relation, {})

@@ -3,7 +3,17 @@
 A value is a string, a quantity (number and unit, ``"1"`` when unitless), a year or a date.
 Two quantities compare only when their units are equal; a year and a date compare by year;
 ``=`` and ``!=`` against a time target mean containment (the year 1984 contains 1984-12-30, a
-date contains only itself). Literals are read with the engine's own rules, quirks included.
+date contains only itself).
+
+`parse_literal` is koplc's one reader of program literals: the type checker, the executor, the
+SPARQL lowering, the S-expression atoms and grounding all read through it, so what the checker
+accepts is what runs. It is the engine's `_parse_key_value`, quirks included, because the
+executor must answer as the engine does: numbers and years go through Python's `float` and
+`int`, so ``'1_000 metre'`` is 1000 metre, ``'+1999'`` the year 1999 and ``' 12'`` twelve;
+``'nan'`` and ``'inf'`` are numbers; any time with ``/`` or a non-leading ``-`` is a date
+(``'1999-1-1'`` is 1999-01-01, also where a year is asked for), anything else a year; a
+negative date (``'-44-01-01'``) does not read. The checker's one stricter rule (a year op takes
+a year, a date op a date) is its named option `strict_time_kinds`.
 """
 
 from __future__ import annotations
@@ -16,6 +26,8 @@ from functools import lru_cache
 
 STRING, QUANTITY, YEAR, DATE = "string", "quantity", "year", "date"
 TYPES = (STRING, QUANTITY, YEAR, DATE)
+TIME = "time"  # a literal kind, not a value type: TimeConstraint's NOW, a year or a date
+NOW = "NOW"
 
 
 class Value:
@@ -73,10 +85,11 @@ def parse_time(text: str) -> Value:
     return Value(YEAR, int(text))
 
 
-def parse_literal(text: str, kind: str) -> Value:
+def parse_literal(text: str, kind: str, today: date | None = None) -> Value:
     """Read a program literal as the engine's `_parse_key_value` does; raises ValueError.
 
-    `kind` is string, quantity, or anything else for a time (year or date by its shape).
+    `kind` is string, quantity, time (TimeConstraint's: spaces around are ignored and NOW is
+    `today`, the real date when None), or anything else for a year or date by its shape.
 
     >>> str(parse_literal("188 centimetre", QUANTITY)), parse_literal("12", QUANTITY).unit
     ('188 centimetre', '1')
@@ -90,7 +103,55 @@ def parse_literal(text: str, kind: str) -> Value:
                 raise ValueError(f"no number in {text!r}")
             return Value(QUANTITY, float(parts[0]), " ".join(parts[1:]))
         return Value(QUANTITY, float(text), "1")
+    if kind == TIME:
+        text = text.strip()
+        if text == NOW:
+            return Value(DATE, today or date.today())
     return parse_time(text)
+
+
+def read_literal(text: str, kind: str) -> Value | None:
+    """`parse_literal`, or None where it raises."""
+    try:
+        return parse_literal(text, kind)
+    except (ValueError, IndexError, OverflowError):
+        return None
+
+
+@lru_cache(maxsize=4096)
+def literal_problem(text: str, kind: str) -> str | None:
+    """Why the engine cannot read `text` as a literal of `kind` (the message the executor and
+    the lowering give), or None when it can."""
+    try:
+        parse_literal(text, kind)
+    except (ValueError, IndexError, OverflowError) as err:
+        return unreadable(text, kind, err)
+    return None
+
+
+def unreadable(text: str, kind: str, err: Exception) -> str:
+    """The message for a literal that does not read as `kind`."""
+    return f"cannot read {text!r} as {_KIND_WORDS.get(kind, kind)}: {err}"
+
+
+_KIND_WORDS = {STRING: "a string", QUANTITY: "a number", DATE: "a year or date",
+               YEAR: "a year or date", TIME: "a year, a date or NOW"}
+
+
+def read_quantity(text: str) -> tuple[float, str] | None:
+    """(number, unit) of a quantity literal; the unit is ``"1"`` when none is written.
+
+    >>> read_quantity("239389340720.488 United States dollar"), read_quantity("12")
+    ((239389340720.488, 'United States dollar'), (12.0, '1'))
+    """
+    value = read_literal(text, QUANTITY)
+    return None if value is None else (value.value, value.unit)
+
+
+def read_date(text: str) -> date | None:
+    """The date of a time literal that reads as a date (``"1738-01-01"``, ``"1738/1/1"``)."""
+    value = read_literal(text, DATE)
+    return value.value if value is not None and value.type == DATE else None
 
 
 class ValueProblem(ValueError):
@@ -232,12 +293,8 @@ def compiled_test(text: str, kind: str, op: str, inclusive: bool = False, conver
     try:
         target = parse_literal(text, kind)
     except (ValueError, IndexError, OverflowError) as err:
-        raise ValueProblem(f"cannot read {text!r} as a {_KIND_WORDS.get(kind, kind)}: "
-                           f"{err}") from None
+        raise ValueProblem(unreadable(text, kind, err)) from None
     return matcher(target, op, inclusive, convert)
-
-
-_KIND_WORDS = {STRING: "string", QUANTITY: "number", DATE: "year or date", YEAR: "year or date"}
 
 
 def engine_equal(a: Value, b: Value) -> bool:

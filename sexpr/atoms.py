@@ -1,6 +1,10 @@
 """What an S-expression atom looks like: operators, mids, classes, names and typed literals.
 
 Shared by the parser and the printer so that what one writes the other reads back the same way.
+A typed literal's value is read by `koplc.kopl.values` (the reader the checker and the executor
+use): a number is what the engine reads as a quantity without a unit, a gYear what it reads as a
+year, a date what it reads as a date; the value must also be one plain atom, so that it prints
+back as it was read.
 """
 
 from __future__ import annotations
@@ -8,6 +12,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+
+from koplc.kopl import values
+from koplc.kopl.values import DATE, NOW, QUANTITY, TIME, YEAR
 
 OPERATORS = ("AND", "JOIN", "R", "COUNT", "ARGMAX", "ARGMIN", "lt", "le", "gt", "ge", "TC")
 # Upper-case operators and NOW are refused as entity names; lt/le/gt/ge are ordinary words.
@@ -19,15 +26,12 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 _MID = re.compile(r"[mg]\.[0-9a-z_]+")
 _CLASS = re.compile(r"[A-Za-z_][\w-]*(?:\.[\w-]+)+")
 _PLAIN_ATOM = re.compile(r'[^\s()"]+')
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_YEAR = re.compile(r"-?\d+")
-_DATE = re.compile(r"-?\d{4,}-\d{2}-\d{2}")
 _DATATYPE = re.compile(r"<?(?:http://www\.w3\.org/2001/XMLSchema#|xsd:)(\w+)>?")
 
 NUMBER_TYPES = frozenset({"integer", "int", "float", "double", "decimal"})
 _KIND_OF_TYPE = {**dict.fromkeys(NUMBER_TYPES, "number"),
                  "gYear": "year", "date": "date", "string": "string"}
-_VALUE_SHAPE = {"number": _NUMBER, "year": _YEAR, "date": _DATE}
+_VALUE_TYPE = {"number": QUANTITY, "year": YEAR, "date": DATE}
 
 
 def is_mid(text: str) -> bool:
@@ -97,10 +101,22 @@ def _typed(value: str, datatype: str, text: str) -> Literal:
         raise LiteralProblem("unsupported-literal", f"the datatype {datatype!r} of {text!r} has "
                              "no IR filter (supported: xsd integer, int, float, double, decimal, "
                              "gYear, date, string)")
-    shape = _VALUE_SHAPE.get(kind)
-    if shape is not None and shape.fullmatch(value) is None:
+    if kind != "string" and not reads_as(kind, value):
         raise LiteralProblem("bad-literal", f"{value!r} is not a valid {match.group(1)}")
     return Literal(kind, value)
+
+
+def reads_as(kind: str, value: str) -> bool:
+    """Whether `value` is one plain atom that reads as a literal of `kind` (number, year, date).
+
+    >>> reads_as("year", "1990"), reads_as("year", "1990-01-01"), reads_as("number", "3 m")
+    (True, False, False)
+    """
+    if not is_plain_atom(value):
+        return False
+    wanted = _VALUE_TYPE[kind]
+    read = values.read_literal(value, wanted)
+    return read is not None and read.type == wanted
 
 
 def unquote(body: str) -> str:
@@ -120,13 +136,21 @@ def write_literal(kind: str, value: str) -> str | None:
     """
     if kind == "string":
         return json.dumps(value, ensure_ascii=False)
-    if _VALUE_SHAPE[kind].fullmatch(value) is None:
+    if not reads_as(kind, value):
         return None
     if kind == "number":
-        datatype = "float" if any(c in value for c in ".eE") else "integer"
+        datatype = "integer" if _is_integer(value) else "float"
     else:
         datatype = {"year": "gYear", "date": "date"}[kind]
     return f"{value}^^{XSD}{datatype}"
+
+
+def _is_integer(value: str) -> bool:
+    try:
+        int(value)
+    except ValueError:
+        return False
+    return True
 
 
 def read_time(text: str) -> str | None:
@@ -144,5 +168,5 @@ def read_time(text: str) -> str | None:
 
 def is_time(text: str) -> bool:
     """Whether the text is NOW, a bare year or a bare date, as TC prints it."""
-    return text == "NOW" or bool(_YEAR.fullmatch(text) or _DATE.fullmatch(text))
+    return text == NOW or (is_plain_atom(text) and values.read_literal(text, TIME) is not None)
 

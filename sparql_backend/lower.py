@@ -24,7 +24,7 @@ from koplc.kopl.errors import LoweringError, UnsupportedConstruct
 from koplc.kopl.execute import DEFAULT, ExecOptions
 from koplc.kopl.ir import OP_CLASSES, Node
 from koplc.kopl.types import Comparator, Direction, Type
-from koplc.kopl.values import Value, parse_literal
+from koplc.kopl.values import Value, parse_literal, unreadable
 from koplc.sparql_backend.encodings import (
     ATTRIBUTE,
     BACKWARD,
@@ -169,11 +169,9 @@ class Lowering(SetLowering, QueryLowering, ExtensionLowering):
 
     def literal(self, node: Node, text: str, kind: str) -> Value:
         try:
-            return parse_literal(text, kind)
+            return parse_literal(text, kind, self.options.today)
         except (ValueError, IndexError, OverflowError) as err:
-            word = {"quantity": "number", "year": "year or date", "date": "year or date"}
-            raise self.error(node, f"cannot read {text!r} as a {word.get(kind, kind)}: "
-                             f"{err}") from None
+            raise self.error(node, unreadable(text, kind, err)) from None
 
     def comparator(self, node: Node) -> str:
         op = _COMPARATORS.get(node.comparator)

@@ -11,11 +11,9 @@ holds at the time, read from its point-in-time / start / end qualifiers.
 
 from __future__ import annotations
 
-from datetime import date
-
 from koplc.kopl.exec_extensions import END, POINT, START
 from koplc.kopl.types import Direction
-from koplc.kopl.values import DATE, Value
+from koplc.kopl.values import DATE, TIME, Value
 from koplc.sparql_backend.patterns import NEVER, Sub, block, indent, join, select_distinct
 from koplc.sparql_backend.terms import date_literal, integer, iri, string
 from koplc.sparql_backend.value_patterns import choose
@@ -119,9 +117,7 @@ class ExtensionLowering:
 
     def visit_TimeConstraint(self, node, x):
         self.require_extension(node)
-        text = node.time.strip()
-        moment = Value(DATE, self.options.today or date.today()) if text == "NOW" else \
-            self.literal(node, text, DATE)
+        moment = self.literal(node, node.time, TIME)
         inner = self.set_of(node.input, x)
         relation = iri(self.e.relation(node.relation))
         if not self.e.reified:  # no qualifiers: every fact holds

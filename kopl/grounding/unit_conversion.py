@@ -15,8 +15,8 @@ from koplc.kopl import ir
 from koplc.kopl.grounding.context import GroundingContext
 from koplc.kopl.grounding.rewrite import Edit, numbered, rebuild
 from koplc.kopl.ir import Node
-from koplc.kopl.literals import read_quantity
 from koplc.kopl.units import factor
+from koplc.kopl.values import read_quantity
 
 PASS = "units"
 
