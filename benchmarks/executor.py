@@ -29,9 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+from inputs import FIXTURES, SHARED, metaqa_dev, require
+
 METAQA_KB = SHARED / "data/metaqa/kopl_kb.json"
-EXAMPLE_KB = SHARED / "data/kopl/example_kb.json"
+EXAMPLE_KB = FIXTURES / "kopl/example_kb.json"
 
 
 def timed_rounds(programs: list, run, rounds: int) -> dict:
@@ -173,7 +174,7 @@ def write_workloads(work: Path, mix_size: int) -> dict:
     from koplc.kopl.metaqa import gold_program, read_questions
 
     questions = [q for hop in (1, 2, 3)
-                 for q in read_questions(SHARED / f"data/metaqa/qa_{hop}hop_dev.tsv")]
+                 for q in read_questions(metaqa_dev(hop))]
     workloads = {"metaqa": [gold_program(q.topic, q.qtype) for q in questions],
                  "mix": kqapro_mix(load_kb(EXAMPLE_KB, cache=False), mix_size)}
     for name, programs in workloads.items():
@@ -252,6 +253,7 @@ def main() -> None:
     if args.worker:
         print(json.dumps(WORKERS[args.worker](args.work, args.rounds)))
         return
+    require(METAQA_KB)
     with tempfile.TemporaryDirectory(prefix="koplc-bench-") as tmp:
         work = Path(tmp)
         sizes = write_workloads(work, args.mix)

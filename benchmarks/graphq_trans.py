@@ -31,31 +31,31 @@ import time
 from collections import Counter
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+from inputs import FIXTURES, metaqa_dev, metaqa_kb
 
 
 def load_workloads():
     """[(workload name, KB, [(KQA Pro steps, IR program)])]."""
     from koplc.kopl.kb import KBBuilder
     from koplc.kopl.kb_cache import load_kb
-    from koplc.kopl.kb_json import kb_from_data
+    from koplc.kopl.kb_json import kb_from_data, kb_to_data
     from koplc.kopl.kqapro_json import print_program
     from koplc.kopl.metaqa import gold_program, read_questions
 
-    cases = json.loads((SHARED / "conformance/kopl_engine_cases.json").read_text())["cases"]
+    cases = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["cases"]
     by_kb: dict[str, list] = {}
     for case in cases:
         by_kb.setdefault(case["kb"], []).append(case["program"])
-    workloads = [(f"conformance ({kb.split('/')[-1]})", load_kb(SHARED / kb),
+    workloads = [(f"conformance ({kb.split('/')[-1]})", load_kb(FIXTURES / "kopl" / Path(kb).name),
                   [(kqapro_spelling(steps), None) for steps in programs])
                  for kb, programs in by_kb.items()]
-    data = json.loads((SHARED / "data/metaqa/kopl_kb.json").read_text())
+    data = kb_to_data(load_kb(metaqa_kb()))
     for record in data["entities"].values():
         for rel in record["relations"]:
             rel["relation"] = rel["relation"].replace("_", " ")
     metaqa = kb_from_data(data, KBBuilder("metaqa, labels with spaces"))
     questions = [q for hop in (1, 2, 3)
-                 for q in read_questions(SHARED / f"data/metaqa/qa_{hop}hop_dev.tsv")]
+                 for q in read_questions(metaqa_dev(hop))]
     programs = []
     for q in questions:
         program = gold_program(q.topic, q.qtype)

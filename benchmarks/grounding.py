@@ -26,9 +26,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from pathlib import Path
 
 from grounding_perturb import Case, chain_case, filter_programs, question_text
+from inputs import SHARED, metaqa_dev, metaqa_kb, require
 
 from koplc.kopl import ir
 from koplc.kopl.errors import KoplcError
@@ -40,12 +40,10 @@ from koplc.kopl.grounding.index_store import folder_size
 from koplc.kopl.grounding.indexes import KINDS, Indexes, kb_names
 from koplc.kopl.kb import KBBuilder
 from koplc.kopl.kb_cache import load_kb
-from koplc.kopl.kb_json import kb_from_data
+from koplc.kopl.kb_json import kb_from_data, kb_to_data
 from koplc.kopl.metaqa import read_questions, score
 from koplc.kopl.types import ArgKind
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-METAQA = SHARED / "data/metaqa"
 SCHEMA = SHARED / "data/wikidata15k_schema.json"
 MODES = {"full": GroundingOptions(),
          "no execution guidance": GroundingOptions(execution_guidance=False),
@@ -55,10 +53,9 @@ MODES = {"full": GroundingOptions(),
 
 def chain_cases(one_hop: int, seed: int) -> list[Case]:
     rng = random.Random(seed)
-    questions = read_questions(METAQA / "qa_1hop_dev.tsv")
+    questions = read_questions(metaqa_dev(1))
     picked = rng.sample(questions, min(one_hop, len(questions)))
-    picked += read_questions(METAQA / "qa_2hop_dev.tsv") + read_questions(
-        METAQA / "qa_3hop_dev.tsv")
+    picked += read_questions(metaqa_dev(2)) + read_questions(metaqa_dev(3))
     return [chain_case(q, rng) for q in picked]
 
 
@@ -120,9 +117,9 @@ def _alone(ctx, kind: ArgKind, node: ir.Node, failed: str) -> ir.Node | None:
     return node.model_copy(update={"name" if kind is ArgKind.ENTITY else "relation": best})
 
 
-def release_year_kb():
+def release_year_kb(kb):
     """The MetaQA KB with each movie's release year also stored as a year attribute."""
-    data = json.loads((METAQA / "kopl_kb.json").read_text(encoding="utf-8"))
+    data = kb_to_data(kb)
     entities = data["entities"]
     for record in entities.values():
         for rel in record.get("relations", []):
@@ -142,7 +139,7 @@ FILTER_TOPICS = {"director_to_movie": ("directed_by", "directed by"),
 
 def filter_cases(kb, count: int, seed: int) -> list[tuple]:
     rng = random.Random(seed)
-    topics = sorted({(q.topic, q.qtype) for q in read_questions(METAQA / "qa_1hop_dev.tsv")
+    topics = sorted({(q.topic, q.qtype) for q in read_questions(metaqa_dev(1))
                      if q.qtype in FILTER_TOPICS})
     cases = []
     for topic, qtype in rng.sample(topics, len(topics)):
@@ -192,11 +189,11 @@ def index_costs(kb, fresh: bool) -> list[tuple[str, str]]:
             report = Indexes.for_kb(kb, folder=folder).build_all(progress=True, force=True)
             rows.append(("MetaQA index build (fresh)", f"{report.seconds:.1f} s, "
                          f"{report.bytes / 1e6:.1f} MB, {sum(report.counts.values())} names"))
-    indexes = Indexes.for_kb(kb, METAQA / "kopl_kb.json")
+    indexes = Indexes.for_kb(kb, metaqa_kb())
     loaded = float("inf")
     for _ in range(3):  # best of three: the machine is shared
         start = time.perf_counter()
-        Indexes.for_kb(kb, METAQA / "kopl_kb.json").build_all()
+        Indexes.for_kb(kb, metaqa_kb()).build_all()
         loaded = min(loaded, time.perf_counter() - start)
     folder = indexes.saved_folder()
     size = folder_size(folder, KINDS.values()) / 1e6 if folder else 0.0
@@ -241,12 +238,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fresh-index", action="store_true", help="time a fresh index build")
     args = parser.parse_args(argv)
-    kb = load_kb(METAQA / "kopl_kb.json")
-    indexes = Indexes.for_kb(kb, METAQA / "kopl_kb.json")
+    require(SCHEMA)
+    kb = load_kb(metaqa_kb())
+    indexes = Indexes.for_kb(kb, metaqa_kb())
     indexes.build_all(progress=True)
     cost_rows = index_costs(kb, args.fresh_index)
     cases = chain_cases(args.one_hop, args.seed)
-    year_kb = release_year_kb()
+    year_kb = release_year_kb(kb)
     year_indexes = Indexes({k: kb_names(year_kb, k) for k in KINDS}, indexes.folders)
     filters = filter_cases(year_kb, args.filters, args.seed)
     run_chains(cases[:20], kb, indexes, GroundingOptions())  # warm-up: model, lexical tables

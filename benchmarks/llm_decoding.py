@@ -15,6 +15,7 @@ import os
 import time
 from pathlib import Path
 
+from inputs import metaqa_dev_folder
 from tqdm import tqdm
 
 from koplc import api
@@ -23,8 +24,6 @@ from koplc.llm.evaluate import dev_questions, percentiles
 from koplc.llm.lm import LlamaCppLM
 from koplc.llm.pipeline import STOP, CompileOptions, hints
 
-HERE = Path(__file__).resolve().parent.parent
-
 
 def summary(values: list[float]) -> dict:
     return {"n": len(values), **percentiles(values)}
@@ -32,7 +31,8 @@ def summary(values: list[float]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", default=str(HERE.parent / "shared/data/metaqa"))
+    parser.add_argument("--data", help="folder holding qa_{1,2,3}hop_dev.tsv (default: MetaQA's "
+                        "verified dev questions, shipped with koplc)")
     parser.add_argument("--hops", default="1")
     parser.add_argument("--limit", type=int, default=100, help="questions per hop")
     parser.add_argument("--out", default="build/llm_decoding")
@@ -43,7 +43,7 @@ def main() -> None:
     n_demos = CompileOptions().n_demos
     rows, seen = [], set()
     hops = tuple(int(h) for h in args.hops.split(","))
-    for q in tqdm(dev_questions(args.data, hops, args.limit), unit="q"):
+    for q in tqdm(dev_questions(args.data or metaqa_dev_folder(), hops, args.limit), unit="q"):
         linked = link(q.text, compiler.kb)
         demos = compiler.selector.nearest(linked.masked(), n_demos)
         prompt = compiler.builder.build(linked, demos)

@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+from inputs import metaqa_dev_folder
 from tqdm import tqdm
 
 from koplc import api
@@ -22,12 +23,11 @@ from koplc.llm.lm import LlamaCppLM
 from koplc.llm.pipeline import CompileOptions
 from koplc.llm.server import local_server
 
-HERE = Path(__file__).resolve().parent.parent
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", default=str(HERE.parent / "shared/data/metaqa"))
+    parser.add_argument("--data", help="folder holding qa_{1,2,3}hop_dev.tsv (default: MetaQA's "
+                        "verified dev questions, shipped with koplc)")
     parser.add_argument("--limit", type=int, default=10, help="questions per hop")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", default="build/llm_eval")
@@ -35,7 +35,7 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    questions = dev_questions(args.data, (1, 2, 3), args.limit)
+    questions = dev_questions(args.data or metaqa_dev_folder(), (1, 2, 3), args.limit)
     # Rerank samples are seeded differently by the two paths, so compare greedy decoding only.
     options = CompileOptions(rerank=False, reuse=False)  # compare generation
     results = {}

@@ -10,13 +10,13 @@ import argparse
 import json
 import random
 import time
-from pathlib import Path
+
+from inputs import FIXTURES
 
 from koplc import api
 from koplc.kopl import ir
 from koplc.kopl.check import check_parsed
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 WORDS = ("river bank film star city music award crown harbor county state prize album "
          "novel actor writer tower bridge lake island").split()
 
@@ -28,7 +28,7 @@ def corpus() -> dict[str, list[str]]:
              "sexpr": ("sexpr_grailqa.jsonl", "s_expression")}
     out = {}
     for syntax, (name, field) in files.items():
-        lines = (SHARED / "corpus" / name).read_text(encoding="utf-8").splitlines()
+        lines = (FIXTURES / "corpus" / name).read_text(encoding="utf-8").splitlines()
         out[syntax] = [json.loads(line)[field] for line in lines if line]
     return out
 

@@ -18,8 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-METAQA_KB = SHARED / "data/metaqa/kopl_kb.json"
+from inputs import metaqa_dev, metaqa_kb
 
 
 def best_rate(programs: list, run, rounds: int) -> float:
@@ -48,24 +47,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--encoding", default="plain", choices=["plain", "kqapro"])
     args = parser.parse_args(argv)
     encoding = ENCODINGS[args.encoding]
-    kb = load_kb(METAQA_KB)
+    source = metaqa_kb()
+    kb = load_kb(source)
     with tempfile.TemporaryDirectory(prefix="koplc-bench-") as tmp:
         start = time.perf_counter()
         triples = write_ntriples(kb, encoding, Path(tmp) / "kb.nt")
         export_s = time.perf_counter() - start
         start = time.perf_counter()
-        store, loaded = open_kb_store(METAQA_KB, encoding, Path(tmp) / "store",
+        store, loaded = open_kb_store(source, encoding, Path(tmp) / "store",
                                       load_kb=lambda path: kb)
         load_s = time.perf_counter() - start
         assert loaded
         store = None  # pyoxigraph holds a lock on the folder until the store is dropped
         gc.collect()
         start = time.perf_counter()
-        store, loaded = open_kb_store(METAQA_KB, encoding, Path(tmp) / "store")
+        store, loaded = open_kb_store(source, encoding, Path(tmp) / "store")
         reopen_s = time.perf_counter() - start
         assert not loaded
         questions = [q for hop in (1, 2, 3)
-                     for q in read_questions(SHARED / f"data/metaqa/qa_{hop}hop_dev.tsv")]
+                     for q in read_questions(metaqa_dev(hop))]
         programs = [gold_program(q.topic, q.qtype) for q in questions]
         mismatches = sum(not execute(p, kb).same_as(run_lowered(lower(p, encoding), store))
                          for p in programs)
