@@ -4,8 +4,9 @@
 pipe triples, ``.nt`` N-Triples, ``.ttl`` Turtle). The built KB is pickled to
 ``kb-cache/<name>.<hash of the resolved path>.koplc-cache`` under the user cache folder
 (`koplc.kopl.user_cache`), never beside the source. The cache records the cache format version,
-the loader and its options, and the source's size and BLAKE2 content hash; any mismatch rebuilds
-it. Writes go to a temporary file renamed into place, so readers never see a partial cache; a
+the source's resolved path, the loader and its options, and the source's size and BLAKE2 content
+hash; any mismatch rebuilds it, and a cache whose source is gone is deleted when another is
+written. Writes go to a temporary file renamed into place, so readers never see a partial cache; a
 cache folder that cannot be written means no cache. A cache file is trusted like code (it is a
 pickle): keep cache folders private.
 """
@@ -26,7 +27,7 @@ from koplc.kopl.kb_json import load_kopl_json
 from koplc.kopl.kb_triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
 from koplc.kopl.user_cache import derived_path, writable
 
-FORMAT = 1  # bump whenever the KB's pickled layout changes
+FORMAT = 2  # bump whenever the KB's pickled layout or the header changes
 SUFFIX = ".koplc-cache"
 _MAGIC = b"koplc-kb\n"
 KB_FORMATS = ("kopl-json", "pipe-triples", "ntriples", "turtle")
@@ -65,14 +66,14 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
     if not cache:
         return _build(fmt, schema, path)
     data = path.read_bytes()
-    key = (FORMAT, fmt, schema.to_json() if fmt == "pipe-triples" else "", len(data),
-           hashlib.blake2b(data, digest_size=16).hexdigest())
+    key = (FORMAT, str(path.resolve()), fmt, schema.to_json() if fmt == "pipe-triples" else "",
+           len(data), hashlib.blake2b(data, digest_size=16).hexdigest())
     place = cache_path(path)
     kb = _read_cache(place, key)
     if kb is None:
         kb = _build(fmt, schema, path)
-        if writable(place.parent):
-            write_cache(place, key, kb)
+        if writable(place.parent) and write_cache(place, key, kb):
+            forget_orphans(place.parent)
     return kb
 
 
@@ -89,10 +90,32 @@ def cache_path(path: str | Path) -> Path:
     return derived_path("kb-cache", path, SUFFIX)
 
 
+def _header(f) -> tuple | None:
+    """The key a cache file starts with (format, source, loader, options, size, hash)."""
+    if f.read(len(_MAGIC)) != _MAGIC:
+        return None
+    key = pickle.load(f)
+    return key if isinstance(key, tuple) else None
+
+
+def forget_orphans(folder: Path) -> None:
+    """Delete the caches in `folder` whose source file is gone (a KB in a deleted temporary
+    folder leaves nothing behind for long)."""
+    for place in folder.glob(f"*{SUFFIX}"):
+        try:
+            with place.open("rb") as f:
+                key = _header(f)
+            if key and key[0] == FORMAT and not Path(key[1]).exists():
+                place.unlink()
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError,
+                TypeError, ImportError, IndexError, KeyError):
+            continue
+
+
 def _read_cache(place: Path, key: tuple) -> KB | None:
     try:
         with place.open("rb") as f:
-            if f.read(len(_MAGIC)) != _MAGIC or pickle.load(f) != key:
+            if _header(f) != key:
                 return None
             gc.disable()
             try:

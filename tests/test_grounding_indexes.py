@@ -61,6 +61,16 @@ def test_the_index_lives_in_the_user_cache_and_reloads_without_the_model(kb_copy
     assert indexes.get(ArgKind.ENTITY).names[:2] == ["Berlin", "France"]
 
 
+def test_the_indexes_of_a_deleted_kb_go_when_others_are_saved(kb_copy, tmp_path):
+    gone = api.build_index(kb_copy).folder
+    assert (gone / "source.txt").read_text() == str(kb_copy.resolve())
+    kb_copy.unlink()
+    other = tmp_path / "other" / "geo_kb.json"
+    other.parent.mkdir()
+    shutil.copy(GEO_KB, other)
+    assert api.build_index(other).folder.is_dir() and not gone.exists()
+
+
 def test_grounding_exact_names_never_loads_the_model(geo, tmp_path):
     kb, built = geo
     indexes = Indexes.for_kb(kb, folder=built.folders[0], embedder=NoModel())

@@ -54,6 +54,16 @@ def test_the_cache_is_keyed_by_the_resolved_path(source, tmp_path):
     assert cache_path(copy).is_file() and cache_path(source).is_file()
 
 
+def test_the_cache_of_a_deleted_source_goes_when_another_is_written(source, tmp_path):
+    load_kb(source)
+    gone = cache_path(source)
+    source.unlink()
+    other = tmp_path / "other.json"
+    shutil.copy(FIXTURES / "kopl/example_kb_ext.json", other)
+    load_kb(other)
+    assert not gone.exists() and cache_path(other).is_file()
+
+
 def test_a_cached_load_does_not_parse_the_source(source, monkeypatch):
     load_kb(source)
     monkeypatch.setattr(kb_cache, "load_kopl_json", lambda path: pytest.fail("parsed again"))

@@ -1,7 +1,8 @@
 """Saving and loading name indexes: one pair of files per kind, checked before use.
 
 A KB's indexes live in the user cache folder (`koplc.kopl.user_cache`), in
-``indexes/<KB file name>.<hash of its resolved path>/``, never beside the KB.
+``indexes/<KB file name>.<hash of its resolved path>/``, never beside the KB; ``source.txt``
+there names the KB, and a folder whose KB is gone is deleted when another is saved.
 
 A kind's index is ``<kind>.json`` (format, model, fingerprint, names, and the name and BLAKE2
 hash of the hnswlib file) plus ``<kind>.<hash>.hnsw``. The hnswlib file is written first under
@@ -15,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -23,10 +25,33 @@ from koplc.kopl.grounding.embedder import DIMENSION, model_id
 from koplc.kopl.grounding.vector_index import FORMAT, NameIndex, fingerprint
 from koplc.kopl.user_cache import derived_path
 
+SOURCE_FILE = "source.txt"
+
 
 def index_folder(kb_path: str | Path) -> Path:
     """Where the indexes of the KB at `kb_path` live: in the user cache folder."""
     return derived_path("indexes", kb_path)
+
+
+def remember_source(folder: Path, kb_path: str | Path) -> None:
+    """Note in `folder` the KB file its indexes come from."""
+    marker, source = folder / SOURCE_FILE, str(Path(kb_path).resolve())
+    try:
+        if not marker.is_file() or marker.read_text(encoding="utf-8") != source:
+            write_atomically(marker, source)
+    except OSError:
+        pass
+
+
+def forget_orphans(root: Path) -> None:
+    """Delete the index folders in `root` whose KB file is gone."""
+    for marker in root.glob(f"*/{SOURCE_FILE}"):
+        try:
+            source = marker.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if source and not Path(source).exists():
+            shutil.rmtree(marker.parent, ignore_errors=True)
 
 
 def _digest(path: Path) -> str:

@@ -18,7 +18,14 @@ import numpy as np
 
 from koplc.kopl.errors import GroundingError
 from koplc.kopl.grounding.embedder import DEFAULT_EMBEDDER, Embedder
-from koplc.kopl.grounding.index_store import folder_size, index_folder, load_index, save_index
+from koplc.kopl.grounding.index_store import (
+    folder_size,
+    forget_orphans,
+    index_folder,
+    load_index,
+    remember_source,
+    save_index,
+)
 from koplc.kopl.grounding.vector_index import NameIndex, embedded_text, fingerprint
 from koplc.kopl.kb import KB
 from koplc.kopl.types import ArgKind
@@ -62,10 +69,11 @@ class Indexes:
     """The name indexes of one vocabulary, per kind, loaded or built on first use."""
 
     def __init__(self, vocabularies: dict[ArgKind, list[str]], folders: list[Path],
-                 embedder: Embedder = DEFAULT_EMBEDDER):
+                 embedder: Embedder = DEFAULT_EMBEDDER, source: Path | None = None):
         self.vocabularies = vocabularies
         self.folders = folders
         self.embedder = embedder
+        self.source = source  # the KB file, when the folders are its own in the user cache
         self._loaded: dict[ArgKind, NameIndex] = {}
 
     @classmethod
@@ -73,8 +81,11 @@ class Indexes:
                embedder: Embedder = DEFAULT_EMBEDDER) -> Indexes:
         """The indexes of `kb`, kept in `folder`, in the user cache folder under a name
         derived from `kb_path`, or (with neither) only in memory."""
-        folders = [Path(folder)] if folder else [index_folder(kb_path)] if kb_path else []
-        return cls({kind: kb_names(kb, kind) for kind in KINDS}, folders, embedder)
+        if folder or not kb_path:
+            folders, source = [Path(folder)] if folder else [], None
+        else:
+            folders, source = [index_folder(kb_path)], Path(kb_path)
+        return cls({kind: kb_names(kb, kind) for kind in KINDS}, folders, embedder, source)
 
     @classmethod
     def from_names(cls, names: dict[ArgKind, list[str]], folder: str | Path | None = None,
@@ -155,6 +166,9 @@ class Indexes:
             return
         for folder in self.folders:
             if writable(folder) and save_index(folder, index):
+                if self.source is not None:
+                    remember_source(folder, self.source)
+                    forget_orphans(folder.parent)
                 return
 
 
