@@ -8,17 +8,16 @@ the subgraph. Edge types: relation r forward is r, backward is R + r, and 2R is 
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
 import re
-import tempfile
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from koplc.gnn.errors import GnnError
+from koplc.gnn.node_cache import NodeCache
 
 
 @dataclass
@@ -37,6 +36,18 @@ class Graph:
     @property
     def n_types(self) -> int:
         return 2 * len(self.relations) + 1
+
+    @cached_property
+    def typed(self) -> list[sp.csr_matrix]:
+        """Per edge type but the self-loop, the KB's adjacency (row: source, column: target)."""
+        n, n_rel = len(self.names), len(self.relations)
+        out = []
+        for kind in range(2 * n_rel):
+            keep = self.rel == kind % n_rel
+            s, d = (self.src[keep], self.dst[keep]) if kind < n_rel else \
+                (self.dst[keep], self.src[keep])
+            out.append(sp.csr_matrix((np.ones(len(s), dtype=np.int8), (s, d)), shape=(n, n)))
+        return out
 
 
 def graph_of(kb) -> Graph:
@@ -72,7 +83,8 @@ def link_topic(graph: Graph, text: str) -> str:
 
 
 class Retriever:
-    """Truncated personalised PageRank over the KB, batched over topics, cached on disk."""
+    """Truncated personalised PageRank over the KB, batched over topics; the node sets are kept
+    in a memory-mapped file in `cache_dir` (see node_cache)."""
 
     def __init__(self, graph: Graph, hops: int = 3, size: int = 2000, alpha: float = 0.2,
                  cache_dir: str | Path | None = None):
@@ -83,25 +95,25 @@ class Retriever:
         adj = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
         degree = np.asarray(adj.sum(axis=0)).ravel()
         self.walk = (adj @ sp.diags(1.0 / np.maximum(degree, 1.0))).tocsr()
-        self.nodes: dict[str, np.ndarray] = {}
-        self.cache = None
-        if cache_dir is not None:
-            digest = hashlib.blake2b(repr((n, len(rows), hops, size, alpha)).encode(),
-                                     digest_size=6).hexdigest()
-            self.cache = Path(cache_dir) / f"subgraphs-{digest}.pkl"
-            if self.cache.is_file():
-                self.nodes = pickle.loads(self.cache.read_bytes())
+        key = np.concatenate([graph.src, graph.rel, graph.dst]).astype(np.int64).tobytes()
+        digest = hashlib.blake2b(key + repr((hops, size, alpha)).encode(),
+                                 digest_size=6).hexdigest()
+        self.cache = NodeCache(None if cache_dir is None
+                               else Path(cache_dir) / f"subgraphs-{digest}.bin")
+        self._local = np.full(n, -1, dtype=np.int64)
+        # the KB's edges grouped by source node, to gather a node set's edges without a scan
+        self._by_src = np.argsort(graph.src, kind="stable")
+        self._first = np.searchsorted(graph.src[self._by_src], np.arange(n + 1))
 
     def prepare(self, topics: list[str], batch: int = 256) -> None:
         """Compute (and cache) the node sets of every topic not yet known."""
-        todo = sorted({t for t in topics if t not in self.nodes})
+        todo = sorted({t for t in topics if t not in self.cache})
         for start in range(0, len(todo), batch):
             chunk = todo[start:start + batch]
             seeds = [self.graph.name_to_node[t] for t in chunk]
             for topic, nodes in zip(chunk, self._ppr(seeds), strict=True):
-                self.nodes[topic] = nodes
-        if todo and self.cache is not None:
-            _write_atomically(self.cache, pickle.dumps(self.nodes))
+                self.cache.add(topic, nodes)
+        self.cache.flush()
 
     def _ppr(self, seeds: list[int]) -> list[np.ndarray]:
         start = np.zeros((len(self.graph.names), len(seeds)))
@@ -110,24 +122,31 @@ class Retriever:
         for _ in range(self.hops):
             mass = (1 - self.alpha) * (self.walk @ mass)
             score = score + self.alpha * mass
+        score = np.ascontiguousarray(score.T)  # one row per seed
         out = []
-        for j, seed in enumerate(seeds):
-            column = score[:, j]
-            reached = np.flatnonzero(column > 0)
-            best = reached[np.argsort(-column[reached], kind="stable")[:self.size]]
-            out.append(np.concatenate([[seed], best[best != seed]]).astype(np.int64))
+        for seed, row in zip(seeds, score, strict=True):
+            reached = np.flatnonzero(row > 0)
+            if len(reached) > self.size + 1:  # the best size + 1 only, then ordered
+                reached = reached[np.argpartition(-row[reached], self.size)[:self.size + 1]]
+            best = reached[np.lexsort((reached, -row[reached]))]
+            out.append(np.concatenate([[seed], best[best != seed][:self.size]]).astype(np.int64))
         return out
 
     def subgraph(self, topic: str) -> tuple[np.ndarray, np.ndarray]:
         """The topic's nodes (topic first) and its typed local edges (3 x E: src, type, dst)."""
-        if topic not in self.nodes:
+        if topic not in self.cache:
             self.prepare([topic])
-        nodes = self.nodes[topic]
-        local = np.full(len(self.graph.names), -1, dtype=np.int64)
+        nodes = self.cache.get(topic)
+        starts, ends = self._first[nodes], self._first[nodes + 1]
+        counts = ends - starts
+        shift = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+        out = np.sort(self._by_src[shift + np.arange(int(counts.sum()))])  # KB order
+        local = self._local
         local[nodes] = np.arange(len(nodes))
-        s, d = local[self.graph.src], local[self.graph.dst]
-        keep = (s >= 0) & (d >= 0)
-        s, d, r = s[keep], d[keep], self.graph.rel[keep]
+        s, d = local[self.graph.src[out]], local[self.graph.dst[out]]
+        local[nodes] = -1
+        keep = d >= 0
+        s, d, r = s[keep], d[keep], self.graph.rel[out[keep]]
         n_rel, loop = len(self.graph.relations), np.arange(len(nodes))
         edges = np.stack([np.concatenate([s, d, loop]),
                           np.concatenate([r, r + n_rel, np.full(len(nodes), 2 * n_rel)]),
@@ -148,15 +167,3 @@ def depths(n: int, edges: np.ndarray) -> np.ndarray:
             break
         depth[reached] = hop
     return depth
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

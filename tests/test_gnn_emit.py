@@ -45,7 +45,7 @@ def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):
     assert graph.names[nodes[0]] == "The Matrix" and len(nodes) <= 51
     assert edges[1].max() == graph.n_types - 1 and edges[[0, 2]].max() < len(nodes)
     retriever.prepare(["Heat"])
-    assert Retriever(graph, hops=2, size=50, cache_dir=tmp_path).nodes.keys() >= {"Heat"}
+    assert "Heat" in Retriever(graph, hops=2, size=50, cache_dir=tmp_path).cache
     assert link_topic(graph, "who directed the matrix") == "The Matrix"
     # "language" is a KB name too (a tag); the linker takes the film the question names
     assert link_topic(graph, "what language is the film Heat in") == "Heat"
