@@ -36,7 +36,8 @@ def load(folder: str | Path) -> dict:
                        code="gnn-checkpoint-missing")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-        config = Config(**{"name_prior": False, **state["config"]})  # older: no name prior
+        # older checkpoints: no name prior, chains may return to the topic
+        config = Config(**{"name_prior": False, "no_return": False, **state["config"]})
         reasoner = Reasoner(config)
         reasoner.load_state_dict(state["model"])
     except Exception as err:  # noqa: BLE001 - any unreadable file is the same user error

@@ -7,6 +7,12 @@ question's scores alike). The path is the most probable walk from the topic to t
 each step's edge weighted by that step's weight for its type), so when every step's weighting
 is peaked the emitted program computes exactly the GNN's answer set. Self-loops (staying put)
 emit nothing, so a 3-step model answers a 1-hop question with Find(topic) -> Relate -> What.
+
+A chain never passes through its topic again (the network's `no_return`; MetaQA's 3-hop gold sets
+follow this rule exactly): the path decoded here enters the topic only by its self-loop, and the
+front end's answer is the chain walked under the same rule on the whole KB (`chain_answers`).
+KoPL has no set difference, so the emitted program itself computes the plain chain; its answers
+(`program_answers`) are reported as they are, and `chain_answers` are a subset of them.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ class Prediction:
     gnn_answers: frozenset[str]
     program: Node
     program_answers: frozenset[str] | None
+    ranked: tuple[str, ...] = ()  # the GNN's answers, highest score first
+    chain_answers: frozenset[str] | None = None  # the program's chain, never back via the topic
 
     @property
     def faithful(self) -> bool:
@@ -39,9 +47,11 @@ class Prediction:
 
     @property
     def answers(self) -> frozenset[str]:
-        """The program's answers when they agree with the GNN's, else the GNN's."""
-        if self.program_answers and self.top in self.program_answers:
-            return self.program_answers
+        """The program's chain (walked without returning to the topic) when it holds the GNN's
+        best answer, else the GNN's answers."""
+        chain = self.program_answers if self.chain_answers is None else self.chain_answers
+        if chain and self.top in chain:
+            return chain
         return self.gnn_answers
 
 
@@ -56,8 +66,11 @@ def thresholded(scores: np.ndarray) -> list[int]:
 
 def decode_path(weights: list[np.ndarray], edges: np.ndarray, end: int) -> list[int]:
     """Edge types along the most probable path from the topic (node 0) to `end`: Viterbi over
-    the steps, an edge of type t scoring weights[k][t] at step k."""
+    the steps, an edge of type t scoring weights[k][t] at step k; no edge but the topic's
+    self-loop enters the topic."""
     src, kinds, dst = edges
+    open_edge = (dst != 0) | (src == 0)
+    src, kinds, dst = src[open_edge], kinds[open_edge], dst[open_edge]
     n = int(max(edges[0].max(), edges[2].max(), end)) + 1
     score = np.full(n, -np.inf)
     score[0] = 0.0
@@ -93,13 +106,25 @@ def program_of(topic: str, types: list[int], relations: list[str]) -> Node:
     return QueryName(input=node)
 
 
+def walk(graph, topic: int, types: list[int]) -> frozenset[str]:
+    """The names the chain of edge types reaches from `topic` on the whole KB, never entering
+    the topic again (self-loops stay put)."""
+    here = np.array([topic])
+    for kind in types:
+        if kind < graph.n_types - 1:
+            here = np.unique(graph.typed[kind][here].indices)
+            here = here[here != topic]
+    return frozenset(graph.names[i] for i in here if i != topic)
+
+
 def predict(example, steps: list[np.ndarray], weights: list[np.ndarray],
-            relations: list[str], names: list[str], kb) -> Prediction:
+            relations: list[str], names: list[str], kb, graph=None) -> Prediction:
     """The GNN's answers and the emitted program's, for one example (steps: the node scores
-    at the start and after each step; weights: each step's edge-type weights)."""
+    at the start and after each step; weights: each step's edge-type weights); with the KB's
+    `graph`, also the program's chain walked without returning to the topic."""
     chosen = thresholded(steps[-1])
     top = chosen[0] if chosen else None
-    gnn = frozenset(names[example.nodes[i]] for i in chosen)
+    ranked = tuple(names[example.nodes[i]] for i in chosen)
     types = decode_path(weights, example.edges, top) if top is not None else []
     program = program_of(example.topic, types, relations)
     try:
@@ -108,4 +133,5 @@ def predict(example, steps: list[np.ndarray], weights: list[np.ndarray],
     except KoplcError:
         answers = None
     top_name = names[example.nodes[top]] if top is not None else None
-    return Prediction(example.topic, top_name, gnn, program, answers)
+    chain = walk(graph, int(example.nodes[0]), types) if graph is not None else None
+    return Prediction(example.topic, top_name, frozenset(ranked), program, answers, ranked, chain)

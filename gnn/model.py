@@ -9,7 +9,9 @@ question words to the relation's name in MiniLM's word space); a node's score is
 instruction-weighted mass its incoming edges carry (eqs. 9-10, capped at 1), and entity states take
 the matched relation messages (eq. 11). Because every step's relation weighting is explicit, the
 emitted program (the best relation per step) computes what the network computes. `reverse` reasons
-over inverted edges (the teacher's backward pass, eqs. 12-14).
+over inverted edges (the teacher's backward pass, eqs. 12-14). With `no_return` (the default), a
+forward chain never enters its topic again from another node: a k-hop answer is not reached back
+through the topic (MetaQA's 3-hop gold sets follow this rule exactly).
 
 Batches are flat: the subgraphs' nodes are concatenated, `owner` maps a node to its question,
 and every per-edge computation is a scalar index_add over the real edges only: messages are
@@ -44,6 +46,7 @@ class Config:
     size: int = 2000
     lam: float = 0.05
     name_prior: bool = True
+    no_return: bool = True
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -123,6 +126,14 @@ class KBIGER(nn.Module):
         relation = self.relations.weight
         n, n_types, owner = start.shape[0], relation.shape[0], batch.owner
         edge_owner = owner[dst]
+        if self.config.no_return and not reverse:
+            # a chain never passes through its topic again: no mass enters a topic from another
+            # node (its self-loop, staying put, stays open)
+            is_topic = torch.zeros(n, dtype=torch.bool)
+            is_topic[batch.topics] = True
+            open_edge = (~(is_topic[dst] & (src != dst))).float()
+        else:
+            open_edge = None
         slot = dst * n_types + kinds  # (node, incoming edge type): per-type sums are N x T
         incident = torch.zeros(n * n_types).index_add_(0, slot, torch.ones(len(dst)))
         incident = incident.view(n, n_types)
@@ -142,6 +153,8 @@ class KBIGER(nn.Module):
                 type_logits = type_logits + self.name_prior(attention, batch.tokens)
             weights = torch.softmax(type_logits, -1)
             flow = score[src] * weights[edge_owner, kinds]                             # eq. 9
+            if open_edge is not None:
+                flow = flow * open_edge
             typed = torch.zeros(n * n_types).index_add(0, slot, flow).view(n, n_types)
             mass = typed.sum(1)                                                        # eq. 10
             score = mass - (mass - mass.clamp(max=1.0)).detach()  # min(1, .), gradient kept
