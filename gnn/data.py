@@ -112,24 +112,38 @@ def type_consistent(questions: list, kb) -> list:
     return kept
 
 
+def linked(questions: list, graph, strict: bool = False) -> list[tuple]:
+    """(question, topic) for every question whose topic is a KB name (`strict`: raise on the
+    first that is not)."""
+    out = []
+    for q in questions:
+        try:
+            out.append((q, link_topic(graph, q.text)))
+        except GnnError:
+            if strict:
+                raise
+    return out
+
+
 def build_examples(questions: list, retriever: Retriever, tokenizer: Tokenizer,
                    keep_unreachable: bool = False) -> list[Example]:
     """Examples for the questions; gold answers restricted to the subgraph. Training (not
     `keep_unreachable`) also keeps only the answers within the question's hop count of the
     topic (MetaQA's answers come from the full KB, so others are reached by some other path
     here) and drops a question with an unknown topic or no answer left."""
+    pairs = linked(questions, retriever.graph, strict=keep_unreachable)
+    retriever.prepare([topic for _, topic in pairs])
+    return examples_of(pairs, retriever, tokenizer, keep_unreachable)
+
+
+def examples_of(pairs: list[tuple], retriever: Retriever, tokenizer: Tokenizer,
+                keep_unreachable: bool = False) -> list[Example]:
+    """Examples of linked (question, topic) pairs (see build_examples); a topic's subgraph is
+    extracted once per call."""
     graph = retriever.graph
-    linked = []
-    for q in questions:
-        try:
-            linked.append((q, link_topic(graph, q.text)))
-        except GnnError:
-            if keep_unreachable:
-                raise
-    retriever.prepare([topic for _, topic in linked])
     cached: dict[str, tuple] = {}
     out = []
-    for q, topic in linked:
+    for q, topic in pairs:
         if topic not in cached:
             nodes, edges = retriever.subgraph(topic)
             cached[topic] = (nodes, edges, {graph.names[n]: i for i, n in enumerate(nodes)},

@@ -12,7 +12,14 @@ import torch
 from tqdm import tqdm
 
 from koplc.gnn import checkpoint
-from koplc.gnn.data import Tokenizer, build_examples, collate, minilm_embeddings, relation_name_ids
+from koplc.gnn.data import (
+    Tokenizer,
+    collate,
+    examples_of,
+    linked,
+    minilm_embeddings,
+    relation_name_ids,
+)
 from koplc.gnn.emit import predict
 from koplc.gnn.model import Config, Reasoner, topic_scores
 from koplc.kopl.metaqa import f1
@@ -102,25 +109,40 @@ def hits_at_1(reasoner: Reasoner, examples: list, batch_size: int = 64) -> dict:
     return {"valid_hits1": float(np.mean(hits))}
 
 
-def evaluate(state: dict, kb, graph, retriever, tokenizer, questions: list) -> dict:
-    """Hits@1 and F1 per hop for the GNN, the emitted program and the combination; faithfulness."""
+def evaluate(state: dict, kb, graph, retriever, tokenizer, questions: list,
+             batch_size: int = 64, progress: bool = False) -> dict:
+    """Hits@1 and F1 per hop for the GNN, the emitted program and the front end's answer;
+    faithfulness. Streams: the subgraphs of one batch at a time are in memory."""
     reasoner = state["reasoner"]
-    examples = build_examples(questions, retriever, tokenizer, keep_unreachable=True)
+    pairs = linked(questions, graph, strict=True)
+    retriever.prepare([topic for _, topic in pairs])
+    pairs.sort(key=lambda pair: (retriever.cache.size(pair[1]), pair[1]))
     rows: dict[str, list] = defaultdict(list)
-    for example, steps, weights in run_model(reasoner, examples):
-        p = predict(example, steps, weights, state["relations"], graph.names, kb)
-        gold = example.gold
-        for key in (f"{example.hops}-hop", "all"):
-            rows[key].append({
-                "hits1": float(p.top in gold), "f1": f1(p.gnn_answers, gold),
-                "program_hits1": float(bool(p.program_answers) and p.top in gold
-                                       and p.top in p.program_answers),
-                "program_f1": f1(p.program_answers or frozenset(), gold),
-                "final_f1": f1(p.answers, gold), "faithful": float(p.faithful),
-                "program_exact": float(p.program_answers == gold),
-                "reachable": float(len(example.answers) > 0)})
+    bar = tqdm(total=len(pairs), desc="eval", disable=not progress, mininterval=2)
+    for start in range(0, len(pairs), batch_size):
+        examples = examples_of(pairs[start:start + batch_size], retriever, tokenizer,
+                               keep_unreachable=True)
+        for example, steps, weights in run_model(reasoner, examples, batch_size):
+            p = predict(example, steps, weights, state["relations"], graph.names, kb, graph)
+            for key in (f"{example.hops}-hop", "all"):
+                rows[key].append(scores_of(p, example))
+        bar.update(len(examples))
+    bar.close()
     return {key: {"n": len(r), **{m: round(100 * float(np.mean([x[m] for x in r])), 2)
                                   for m in r[0]}} for key, r in sorted(rows.items())}
+
+
+def scores_of(p, example) -> dict:
+    """One question's metrics: the GNN's (hits1, f1), the KoPL program's, the front end's answer
+    (final_f1), faithfulness, whether the subgraph holds a gold answer."""
+    gold = example.gold
+    return {"hits1": float(p.top in gold), "f1": f1(p.gnn_answers, gold),
+            "program_hits1": float(bool(p.program_answers) and p.top in gold
+                                   and p.top in p.program_answers),
+            "program_f1": f1(p.program_answers or frozenset(), gold),
+            "final_f1": f1(p.answers, gold), "faithful": float(p.faithful),
+            "program_exact": float(p.program_answers == gold),
+            "reachable": float(len(example.answers) > 0)}
 
 
 def plot(history: list[dict], path: Path) -> None:
