@@ -5,7 +5,8 @@ string), numbered ``E00000``… in sorted-name order. A `TripleSchema` says whic
 subjects belong to and which concept each relation's objects belong to; concepts are ids
 ``C_<name>``. Each triple is stored twice, forward on the subject and backward on the object,
 in file order: exactly how MetaQA's kopl_kb.json was built by another converter, so both give
-the same answers (tests/test_kb_triples.py compares them on a cut of both). A relation named in `attributes` becomes an attribute of the subject instead.
+the same answers (tests/test_kb_triples.py compares them on a cut of both). A relation named in
+`attributes` becomes an attribute of the subject instead.
 
 RDF, a plain mapping: IRIs and blank nodes are entities (id = the IRI, ``_:b`` for blank
 nodes); ``rdf:type C`` makes C a concept and the subject its instance; ``rdfs:subClassOf``
