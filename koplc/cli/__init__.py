@@ -9,6 +9,7 @@ import sys
 from koplc import __version__, api
 from koplc.cli.common import EXIT_INTERNAL, EXIT_USER_ERROR
 from koplc.cli.doctor import add_doctor
+from koplc.cli.explore import add_explore
 from koplc.cli.frontends import add_compile, add_gnn
 from koplc.cli.lift import add_lift
 from koplc.cli.programs import add_grounding, add_kb, add_run, check, fmt, parse, run_program
@@ -65,5 +66,6 @@ def _parser() -> argparse.ArgumentParser:
     add_gnn(commands)
     add_grounding(commands, syntaxes)
     add_doctor(commands)
+    add_explore(commands)
     add_lift(commands)
     return parser

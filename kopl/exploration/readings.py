@@ -1,0 +1,194 @@
+"""How each op of the registry reads in English: the deterministic canonical verbaliser.
+
+`READINGS` maps every op name of the registry to a `Reading`: how the op reads as a phrase
+inside a larger question (`phrase`, a noun phrase, or a clause for Verify*) and, optionally, how
+it reads as a whole question at the root (`question`). Templates name the op's fields: a child
+field stands for its phrase, a textual field for its value. Ops without a question template are
+asked by their output type (`_ASK`). `canonical_question(program)` reads a program this way: no
+model, the same question every time. Relation names are read by `relation_phrase`, so
+``directed_by`` and ``place of birth`` both read naturally enough.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from koplc.kopl import ir
+from koplc.kopl.types import Type
+
+Template = str | Callable[[ir.Node, dict[str, str]], str]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """An op's English: as a phrase inside a question, and (optionally) as the whole question."""
+
+    phrase: Template
+    question: Template | None = None
+
+
+_COMPARE = {"=": "", "!=": "not ", "<": "less than ", ">": "greater than ",
+            "<=": "at most ", ">=": "at least "}
+_WHEN = {"=": "in ", "!=": "not in ", "<": "before ", ">": "after ", "<=": "in or before ",
+         ">=": "in or after "}
+
+
+def words(name: str) -> str:
+    """A schema name as words: underscores and dots become spaces.
+
+    >>> words("film.film.directed_by")
+    'film film directed by'
+    """
+    return " ".join(name.replace("_", " ").replace(".", " ").split())
+
+
+def relation_phrase(relation: str, direction: str, subject: str) -> str:
+    """The entities a relation reaches from `subject`, read by the shape of its name.
+
+    >>> relation_phrase("directed_by", "backward", "Ridley Scott")
+    'the entities directed by Ridley Scott'
+    >>> relation_phrase("place of birth", "forward", "LeBron James")
+    'the place of birth of LeBron James'
+    """
+    r = words(relation)
+    head, _, rest = r.partition(" ")
+    if direction == "backward":
+        if r.endswith(" by") or head == "in":
+            return f"the entities {r} {subject}"
+        if head == "has" and rest:
+            return f"the entities that have {rest} {subject}"
+        return f"the entities whose {r} is {subject}"
+    if r.endswith(" by"):
+        return f"the entities that {subject} is {r}"
+    if head in ("has", "in") and rest:
+        return f"the {rest} of {subject}"
+    return f"the {r} of {subject}"
+
+
+def _relate(node: ir.Relate, parts: dict[str, str]) -> str:
+    return relation_phrase(node.relation, str(node.direction or "forward"), parts["input"])
+
+
+def _compared(field: str, time: bool = False) -> Callable[[ir.Node, dict[str, str]], str]:
+    """`<value>` with its comparator's words: 'greater than 5', 'before 1990'."""
+    table = _WHEN if time else _COMPARE
+
+    def read(node: ir.Node, parts: dict[str, str]) -> str:
+        return table.get(str(node.comparator), f"{node.comparator} ") + parts[field]
+    return read
+
+
+def _filter(what: str, field: str, time: bool = False) -> Template:
+    compared = _compared(field, time)
+
+    def read(node: ir.Node, parts: dict[str, str]) -> str:
+        return f"{parts['input']} whose {parts[what]} is {compared(node, parts)}"
+    return read
+
+
+def _verify(time: bool = False) -> Reading:
+    compared = _compared("value", time)
+    return Reading(lambda n, p: f"{p['input']} is {compared(n, p)}",
+                   lambda n, p: f"Is {p['input']} {compared(n, p)}?")
+
+
+def _count(node: ir.Count, parts: dict[str, str]) -> str:
+    what = parts["input"]
+    return f"How many {what.removeprefix('the ')} are there?"
+
+
+def _arg_extreme(word: str) -> Template:
+    def read(node: ir.ArgMax, parts: dict[str, str]) -> str:
+        path = "".join(f"{words(h.relation)} " for h in node.path)
+        return f"{parts['input']} with the {word} {path}{parts['key']}"
+    return read
+
+
+READINGS: dict[str, Reading] = {
+    "FindAll": Reading("the entities"),
+    "Find": Reading("{name}"),
+    "Entity": Reading("the entity {id}"),
+    "FilterConcept": Reading(lambda n, p: f"the {p['concept']} entities" if isinstance(
+        n.input, ir.FindAll) else f"{p['input']} that are {p['concept']} entities"),
+    "FilterStr": Reading("{input} whose {key} is {value}"),
+    "FilterNum": Reading(_filter("key", "value")),
+    "FilterYear": Reading(_filter("key", "value", time=True)),
+    "FilterDate": Reading(_filter("key", "value", time=True)),
+    "QFilterStr": Reading("{input}, where the fact's {qkey} is {qvalue}"),
+    "QFilterNum": Reading(lambda n, p: f"{p['input']}, where the fact's {p['qkey']} is "
+                          + _compared("qvalue")(n, p)),
+    "QFilterYear": Reading(lambda n, p: f"{p['input']}, where the fact's {p['qkey']} is "
+                           + _compared("qvalue", time=True)(n, p)),
+    "QFilterDate": Reading(lambda n, p: f"{p['input']}, where the fact's {p['qkey']} is "
+                           + _compared("qvalue", time=True)(n, p)),
+    "Relate": Reading(_relate),
+    "And": Reading("the entities that are both {left} and {right}"),
+    "Or": Reading("the entities that are either {left} or {right}"),
+    "QueryName": Reading("the names of {input}", "What are {input}?"),
+    "Count": Reading("the number of {input}", _count),
+    "QueryAttr": Reading("the {key} of {input}"),
+    "QueryAttrUnderCondition": Reading("the {key} of {input} when its {qkey} is {qvalue}"),
+    "QueryRelation": Reading("the relation from {left} to {right}",
+                             "How is {left} related to {right}?"),
+    "SelectBetween": Reading("whichever of {left} and {right} has the {comparator} {key}",
+                             "Which has the {comparator} {key}, {left} or {right}?"),
+    "SelectAmong": Reading("whichever of {input} has the {comparator} {key}",
+                           "Which of {input} has the {comparator} {key}?"),
+    "VerifyStr": Reading("{input} is {value}", "Is {input} {value}?"),
+    "VerifyNum": _verify(),
+    "VerifyYear": _verify(time=True),
+    "VerifyDate": _verify(time=True),
+    "QueryAttrQualifier": Reading("the {qkey} of the {key} {value} of {input}"),
+    "QueryRelationQualifier": Reading("the {qkey} of the {relation} fact from {left} to {right}"),
+    "ArgMax": Reading(_arg_extreme("largest")),
+    "ArgMin": Reading(_arg_extreme("smallest")),
+    "TimeConstraint": Reading("{input} whose {relation} holds at {time}"),
+}
+
+# How a root op without its own question template is asked, by what it gives.
+_ASK = {Type.ENTITIES: "Which are {}?", Type.ENTITIES_WITH_FACTS: "Which are {}?",
+        Type.NAMES: "What are {}?", Type.VALUES: "What is {}?",
+        Type.QUALIFIER_VALUES: "What is {}?", Type.COUNT: "What is {}?",
+        Type.BOOLEAN: "Is it true that {}?", Type.RELATIONS: "What is {}?"}
+
+
+def _parts(node: ir.Node) -> dict[str, str]:
+    parts = {name: phrase(child) for name, child in zip(
+        type(node).child_fields(), node.children, strict=True)}
+    for name, _ in type(node).arg_fields():
+        value = getattr(node, name)
+        parts[name] = words(value) if name in ("key", "qkey", "relation", "concept") \
+            else str(value) if not isinstance(value, tuple) else ""
+    return parts
+
+
+def _fill(template: Template, node: ir.Node) -> str:
+    parts = _parts(node)
+    return template(node, parts) if callable(template) else template.format(**parts)
+
+
+def phrase(node: ir.Node) -> str:
+    """The program read as a phrase (a noun phrase, or a clause for Verify*).
+
+    >>> from koplc.kopl.ir import Find, QueryAttr
+    >>> phrase(QueryAttr(input=Find(name="Iron"), key="melting point"))
+    'the melting point of Iron'
+    """
+    return _fill(READINGS[type(node).__name__].phrase, node)
+
+
+def canonical_question(program: ir.Node) -> str:
+    """The one canonical English question for a program.
+
+    >>> from koplc.kopl.ir import Find, QueryName, Relate
+    >>> canonical_question(QueryName(input=Relate(input=Find(name="Ridley Scott"),
+    ...                                           relation="directed_by", direction="backward")))
+    'What are the entities directed by Ridley Scott?'
+    """
+    reading = READINGS[type(program).__name__]
+    if reading.question is not None:
+        text = _fill(reading.question, program)
+    else:
+        text = _ASK[program.output].format(phrase(program))
+    return text[0].upper() + text[1:]

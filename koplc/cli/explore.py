@@ -1,0 +1,73 @@
+"""`koplc explore`: sample a pool of grounded programs with answers and questions from a KB."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def add_explore(commands) -> None:
+    sub = commands.add_parser(
+        "explore", help="sample typed programs over a KB, run them and verbalise them into a pool",
+        description="Sample random typed programs grounded in the KB (1-4 steps from an entity, "
+                    "concept or value), keep those with an informative answer, at most "
+                    "--per-pattern a pattern, give each a canonical question, and write the "
+                    "pool as JSONL (atomically) into the user cache, or to --out.")
+    sub.add_argument("kb", metavar="KB", help="KB file: .json, .txt (MetaQA triples), .nt, .ttl")
+    sub.add_argument("--programs", type=int, default=1000, help="programs to keep (default 1000)")
+    sub.add_argument("--out", metavar="POOL", help="pool file (default: in the user cache)")
+    sub.add_argument("--seed", type=int, default=0)
+    sub.add_argument("--max-steps", type=int, default=4, choices=range(1, 9), metavar="N",
+                     help="most steps from the start before the question (default 4)")
+    sub.add_argument("--per-pattern", type=int, default=5,
+                     help="most programs of one anonymised pattern (default 5; 1 keeps one)")
+    extensions = sub.add_mutually_exclusive_group()
+    extensions.add_argument("--extension-ops", dest="extension_ops", action="store_true",
+                            default=None, help="also ArgMax, ArgMin, TimeConstraint")
+    extensions.add_argument("--no-extension-ops", dest="extension_ops", action="store_false",
+                            help="KoPL ops only")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar")
+    sub.set_defaults(run=explore)
+
+
+def explore(args) -> int:
+    from koplc.kopl.exploration import ExploreOptions, explore_to_file, pool_path
+    from koplc.kopl.kb_cache import kb_format, load_kb
+
+    if args.programs < 1 or args.per_pattern < 1:
+        print("koplc explore: --programs and --per-pattern must be at least 1", file=sys.stderr)
+        return 2
+    kb = load_kb(args.kb)
+    extension_ops = args.extension_ops
+    if extension_ops is None:  # S-expression KBs come as RDF; KoPL's own have no ArgMax
+        extension_ops = kb_format(args.kb) in ("ntriples", "turtle")
+    options = ExploreOptions(programs=args.programs, seed=args.seed, max_steps=args.max_steps,
+                             per_pattern=args.per_pattern, extension_ops=extension_ops)
+    out = Path(args.out) if args.out else pool_path(args.kb)
+    with _progress_bar(args.programs, args.quiet) as bar:
+        report = explore_to_file(kb, out, options, kb_path=args.kb,
+                                 progress=lambda kept: bar.update(1))
+    print(json.dumps({"pool": str(out), **report.summary()}, ensure_ascii=False))
+    return 0
+
+
+def _progress_bar(total: int, quiet: bool):
+    """tqdm's bar on stderr (off when quiet or not a terminal); a silent one without tqdm."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _Silent()
+    return tqdm(total=total, desc="explore", unit="program", disable=quiet or None,
+                file=sys.stderr, mininterval=0.5)
+
+
+class _Silent:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n: int) -> None:
+        pass
