@@ -13,6 +13,7 @@ from koplc.cli.explore import add_explore
 from koplc.cli.frontends import add_compile, add_gnn
 from koplc.cli.lift import add_lift
 from koplc.cli.programs import add_grounding, add_kb, add_run, check, fmt, parse, run_program
+from koplc.cli.serve import add_serve
 from koplc.cli.sparql import add_backend, add_lower, lower
 from koplc.kopl.errors import KoplcError
 
@@ -68,4 +69,5 @@ def _parser() -> argparse.ArgumentParser:
     add_doctor(commands)
     add_explore(commands)
     add_lift(commands)
+    add_serve(commands)
     return parser

@@ -1,0 +1,50 @@
+"""koplc serve: the page and JSON API to watch and correct the agent."""
+
+from __future__ import annotations
+
+from koplc import api
+
+
+def add_serve(commands) -> None:
+    sub = commands.add_parser("serve", help="serve the agent's web page and JSON API",
+                              description=__doc__)
+    sub.add_argument("--kb", help="KB file (default: the MetaQA movie KB)")
+    sub.add_argument("--lm", default="embedded", help="embedded, a server URL, a .gguf file")
+    sub.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    sub.add_argument("--port", type=int, default=8321)
+    sub.add_argument("--demos", help="JSONL of {question, program} demonstrations "
+                     "(default: the MetaQA pool)")
+    sub.add_argument("--saved", help="JSONL file corrected dialogs are appended to "
+                     "(default: agent-dialogs.jsonl in koplc's cache folder)")
+    sub.add_argument("-k", type=int, default=6, help="candidate actions a round (1: greedy)")
+    sub.add_argument("--max-runs", type=int, default=2, help="agent runs at once")
+    sub.add_argument("--frontends", default="llm", help="other front ends the page offers")
+    sub.set_defaults(run=serve)
+
+
+def serve(args) -> int:
+    from koplc.server import serve as serve_app
+
+    serve_app(server_state(args), args.host, args.port)
+    return 0
+
+
+def server_state(args):
+    """The server's state from the command's options (also used by the tests)."""
+    from koplc.frontends import open_frontend
+    from koplc.kopl.frontend import Settings
+    from koplc.llm.agent.frontend import AgentFrontEnd, AgentSettings, read_demos
+    from koplc.llm.agent.loop import AgentOptions
+    from koplc.llm.defaults import open_lm
+    from koplc.llm.model_cache import cache_root
+    from koplc.server import LockedLM, ServerState
+
+    kb = api.load_kb(args.kb or api.default_kb_path())
+    lm = LockedLM(open_lm(args.lm) if isinstance(args.lm, str) else args.lm)
+    saved = args.saved or str(cache_root() / "agent-dialogs.jsonl")
+    settings = AgentSettings(AgentOptions(k=args.k), demos=read_demos(args.demos)
+                             if args.demos else None, saved=saved)
+    agent = AgentFrontEnd(lm, settings).agent(kb)
+    others = {name: open_frontend(name, Settings(lm=lm))
+              for name in args.frontends.split(",") if name and name != "agent"}
+    return ServerState(kb, agent, others, max_runs=args.max_runs)

@@ -1,0 +1,177 @@
+"""Dialogs: Thought / Action / Observation turns, and their replay from a program.
+
+An action is one of `SearchNodes(name)`, `SearchGraphPatterns(what)` (around the entity set
+the program so far gives), `ExecuteSPARQL(query)`, a KoPL step such as
+`Relate(directed_by, forward)` (ExecuteKoPL of the program so far plus that step), or `Done`.
+`replay` turns a (question, program) pair into a dialog by running the program's steps
+through the real tools, so demonstrations need no hand annotation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+from koplc.kopl import steps_syntax
+from koplc.kopl.registry import lookup
+from koplc.llm.demos import calls_of, steps_of
+
+TOOL_ACTIONS = ("SearchNodes", "SearchGraphPatterns", "ExecuteSPARQL")
+_CALL = re.compile(r"^\s*([A-Za-z]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+PROMPT_OBSERVATION = 160  # characters of an observation a prompt shows
+
+
+@dataclass(frozen=True)
+class Action:
+    """A parsed action: the tool (a KoPL op name means ExecuteKoPL) and its argument text."""
+
+    tool: str
+    argument: str = ""
+
+    @property
+    def text(self) -> str:
+        if self.tool == "Done":
+            return "Done"
+        return f"{self.tool}({self.argument})"
+
+    @property
+    def is_step(self) -> bool:
+        return self.tool not in (*TOOL_ACTIONS, "Done")
+
+
+def parse_action(text: str) -> Action | None:
+    """The action a line names, or None when it names none.
+
+    >>> parse_action(" Relate(directed_by, forward)")
+    Action(tool='Relate', argument='directed_by, forward')
+    >>> parse_action("Done.").text
+    'Done'
+    """
+    line = text.strip().splitlines()[0].strip() if text.strip() else ""
+    if line.rstrip(".").lower() == "done":
+        return Action("Done")
+    match = _CALL.match(line)
+    if not match:
+        return None
+    name, argument = match.group(1), (match.group(2) or "").strip()
+    if name in TOOL_ACTIONS:
+        return Action(name, argument.strip().strip('"').strip("'") if name != "ExecuteSPARQL"
+                      else argument)
+    info = lookup(name)
+    return Action(info.name, argument) if info is not None else None
+
+
+@dataclass
+class Turn:
+    """One round: what the agent thought, the action taken, the tool's output, and the actions
+    a person rejected at this round (kept beside the dialog, as the paper logs them)."""
+
+    thought: str
+    action: str
+    observation: str = ""
+    ok: bool = True
+    rejected: list[str] = field(default_factory=list)
+    by: str = "agent"  # "agent", "person" or "replay"
+
+    def text(self, observation_chars: int = PROMPT_OBSERVATION) -> str:
+        seen = " | ".join(self.observation.splitlines())
+        if len(seen) > observation_chars:
+            seen = seen[:observation_chars] + " ..."
+        return f"Thought: {self.thought}\nAction: {self.action}\nObservation: {seen}\n"
+
+
+@dataclass
+class Dialog:
+    """A question and its turns."""
+
+    question: str
+    turns: list[Turn] = field(default_factory=list)
+
+    def text(self) -> str:
+        return f"Question: {self.question}\n" + "".join(t.text() for t in self.turns)
+
+    def steps(self) -> list[str]:
+        """The KoPL steps the dialog's accepted actions wrote, in order."""
+        steps: list[str] = []
+        for turn in self.turns:
+            action = parse_action(turn.action)
+            if action is not None and action.is_step and turn.ok:
+                steps.append(action.text)
+            elif action is not None and action.tool == "ExecuteSPARQL" and turn.ok:
+                steps = lifted_steps(action.argument) or steps
+        return steps
+
+    def to_json(self) -> dict:
+        return {"question": self.question, "turns": [asdict(t) for t in self.turns]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Dialog:
+        return cls(str(data["question"]), [Turn(**t) for t in data.get("turns", [])])
+
+
+def lifted_steps(query: str) -> list[str]:
+    """The KoPL steps of a SPARQL query the lowering could have written ([] if not liftable)."""
+    from koplc.kopl.errors import KoplcError
+    from koplc.sparql_backend.lift import lift
+
+    try:
+        return calls_of(steps_syntax.print_program(lift(query))).splitlines()
+    except KoplcError:
+        return []
+
+
+def thought_for(action: Action, first_relate: bool = True) -> str:
+    """The thought a replayed dialog gives an action (short: the model writes them too)."""
+    words = {"SearchNodes": f"Look up {action.argument}.",
+             "SearchGraphPatterns": "Which relations does it have?",
+             "Find": f"Start from {action.argument}.",
+             "Relate": f"Follow {action.argument}.",
+             "QueryName": "Ask for the names.", "Count": "Count them.",
+             "Done": "That answers the question."}
+    return words.get(action.tool, f"Use {action.tool}.")
+
+
+def replay(question: str, program: str, tools) -> Dialog:
+    """The dialog that writes `program` (kopl-steps or one call a line) for `question`: each
+    Find after a SearchNodes of its name, the first Relate (or attribute query) after a
+    SearchGraphPatterns, each step run through ExecuteKoPL, and Done."""
+    dialog, steps, searched = Dialog(question), [], False
+    for line in calls_of(program).splitlines():
+        action = parse_action(line)
+        if action is None:
+            continue
+        if action.tool == "Find":
+            _play(dialog, tools, steps, Action("SearchNodes", action.argument.strip('"')))
+        elif not searched and action.tool in ("Relate", "QueryAttr", "FilterStr", "FilterNum"):
+            searched = True
+            what = action.argument.split(",")[0].strip().strip('"').replace("_", " ")
+            _play(dialog, tools, steps, Action("SearchGraphPatterns", what))
+        _play(dialog, tools, steps, action)
+    _play(dialog, tools, steps, Action("Done"))
+    for turn in dialog.turns:
+        turn.by = "replay"
+    return dialog
+
+
+def _play(dialog: Dialog, tools, steps: list[str], action: Action) -> None:
+    observation = run_action(action, steps, tools)
+    dialog.turns.append(Turn(thought_for(action), action.text, observation.text, observation.ok))
+    if observation.ok and action.is_step:
+        steps.append(action.text)
+
+
+def run_action(action: Action, steps: list[str], tools):
+    """Run one action given the steps so far; the Observation (never an exception)."""
+    from koplc.llm.agent.tools import Observation
+
+    if action.tool == "Done":
+        return Observation("(finished)")
+    if action.tool == "SearchNodes":
+        return tools.call("SearchNodes", action.argument)
+    if action.tool == "SearchGraphPatterns":
+        if not steps:
+            return Observation("Error: no entity set yet; start with a Find step", ok=False)
+        return tools.call("SearchGraphPatterns", steps_of("\n".join(steps)), action.argument)
+    if action.tool == "ExecuteSPARQL":
+        return tools.call("ExecuteSPARQL", action.argument)
+    return tools.call("ExecuteKoPL", steps_of("\n".join([*steps, action.text])))
