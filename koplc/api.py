@@ -6,69 +6,25 @@ Every CLI subcommand is a function here; tests call these directly.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
-import koplc.sexpr as sexpr_syntax
-from koplc.kopl import (
-    bart_syntax,
-    engine_pair,
-    ir_json,
-    kqapro_json,
-    nested_syntax,
-    steps_syntax,
-)
+from koplc.kopl import kqapro_json
 from koplc.kopl.atomic import write_atomically
 from koplc.kopl.check import check_parsed
-from koplc.kopl.diagnostics import Diagnostic, Span
-from koplc.kopl.errors import KoplcError, ParseError
+from koplc.kopl.diagnostics import Diagnostic
+from koplc.kopl.errors import KoplcError, LoweringError, ParseError, UnsupportedConstruct
 from koplc.kopl.ir import Node
 from koplc.kopl.program import Parsed
-
-SYNTAXES: dict[str, ModuleType] = {
-    module.NAME: module
-    for module in (steps_syntax, nested_syntax, kqapro_json, engine_pair, bart_syntax,
-                   sexpr_syntax, ir_json)
-}
-_DETECTION_ORDER = ("ir-json", "kqapro-json", "kopl-engine", "kopl-steps", "kopl-bart",
-                    "sexpr", "kopl-nested")
-
-
-def detect_syntax(text: str) -> str:
-    """The name of the syntax `text` is written in, judged from how it starts.
-
-    >>> detect_syntax("Step 1: FindAll()\\nStep 2: Count()\\nDone")
-    'kopl-steps'
-    >>> detect_syntax("(COUNT (JOIN r m.01))")
-    'sexpr'
-    """
-    for name in _DETECTION_ORDER:
-        if SYNTAXES[name].looks_like(text):
-            return name
-    raise ParseError("cannot tell which syntax this is; name it with --from "
-                     f"({', '.join(SYNTAXES)})", code="unknown-syntax",
-                     span=Span.at_offset(text, len(text) - len(text.lstrip())), source=text)
-
-
-def syntax_module(name: str) -> ModuleType:
-    """The module implementing syntax `name`; raises KoplcError for an unknown name."""
-    if name not in SYNTAXES:
-        raise KoplcError(f"unknown syntax {name!r}; choose one of {', '.join(SYNTAXES)}",
-                         code="unknown-syntax")
-    return SYNTAXES[name]
-
-
-def parse(text: str, syntax: str = "auto") -> Parsed:
-    """Parse a program written in `syntax` (or detected) into the IR."""
-    name = detect_syntax(text) if syntax == "auto" else syntax
-    return syntax_module(name).parse(text)
-
-
-def print_program(program: Node, syntax: str) -> str:
-    """The canonical text of a program in `syntax`; UnsupportedConstruct if it cannot say it."""
-    return syntax_module(syntax).print_program(program)
+from koplc.syntaxes import (  # noqa: F401 - SYNTAXES and syntax_module are public API too
+    SYNTAXES,
+    detect_syntax,
+    parse,
+    print_program,
+    syntax_module,
+)
 
 
 @dataclass
@@ -110,6 +66,20 @@ def format_program(text: str, syntax: str = "auto") -> str:
     """The canonical text of a program in its own syntax."""
     name = detect_syntax(text) if syntax == "auto" else syntax
     return print_program(parse(text, name).program, name)
+
+
+def read_text(path: str | Path) -> str:
+    """The text of the file at `path`, or of standard input for "-"; KoplcError when it cannot
+    be read or is not UTF-8."""
+    if str(path) == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise KoplcError(f"{path}: not a UTF-8 text file", code="unreadable") from err
+    except OSError as err:
+        raise KoplcError(f"{path}: cannot read the file: {err.strerror or err}",
+                         code="unreadable") from err
 
 
 def batch(lines: Iterable[str], job: Callable[[str], dict]) -> Iterator[dict]:
@@ -275,14 +245,7 @@ def gnn_compile(question: str, kb_path: str | Path, model: str | Path) -> dict:
     from koplc.gnn.frontend import answer
 
     prediction = answer(load_kb(kb_path), model, question.strip())
-    try:
-        from koplc.sparql_backend.lower import lower
-
-        sparql = lower(prediction.program).text()
-    except ImportError:
-        sparql = "(no SPARQL: koplc.sparql_backend's lowering is not importable)"
-    except KoplcError as err:
-        sparql = f"(no SPARQL: {err.render()})"
+    sparql = lower_sparql(prediction.program)
     return {"topic": prediction.topic, "program": print_program(prediction.program, "kopl-nested"),
             "sparql": sparql, "answers": sorted(prediction.answers),
             "gnn_answers": sorted(prediction.gnn_answers),
@@ -341,39 +304,22 @@ def compile(question: str, kb=None, lm="embedded", *, kb_path: str | Path | None
 
 def lower_sparql(program: Node) -> str:
     """The SPARQL of a program (koplc.sparql_backend), or the reason it has none."""
-    try:
-        from koplc.sparql_backend.lower import lower
-    except Exception as err:  # noqa: BLE001 - the backend is optional and still being built
-        return f"# SPARQL backend unavailable: {type(err).__name__}: {err}"
+    from koplc.sparql_backend.lower import lower
+
     try:
         return lower(program).text()
-    except KoplcError as err:
+    except (LoweringError, UnsupportedConstruct) as err:
         return f"# no SPARQL: {err.render()}"
 
 
 def read_questions_file(path: str | Path) -> list[str]:
-    """The questions of a file, one per non-blank line; KoplcError when there are none."""
-    text = sys_stdin_or_file(path)
-    questions = [line.strip() for line in text.splitlines() if line.strip()]
+    """The questions of a file (or "-"), one per non-blank line; KoplcError when there are
+    none."""
+    questions = [line.strip() for line in read_text(path).splitlines() if line.strip()]
     if not questions:
         raise KoplcError(f"{path}: the question file is empty; write one question per line",
                          code="empty-input")
     return questions
-
-
-def sys_stdin_or_file(path: str | Path) -> str:
-    """The text of `path`, or standard input for "-"."""
-    import sys
-
-    if str(path) == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise KoplcError(f"{path}: not a UTF-8 text file", code="unreadable") from err
-    except OSError as err:
-        raise KoplcError(f"{path}: cannot read the question file: {err.strerror or err}",
-                         code="unreadable") from err
 
 
 # SPARQL: RDF export of a KB, lowering to SPARQL 1.1, and running on pyoxigraph or a remote
@@ -424,25 +370,36 @@ def sparql_store(kb=None, encoding: str = "kqapro", *, kb_path: str | Path | Non
     return store
 
 
+def sparql_target(backend: str = "oxigraph", *, kb=None, kb_path: str | Path | None = None,
+                  encoding: str = "kqapro", store_dir: str | Path | None = None,
+                  endpoint: str | None = None, timeout: float = 30.0):
+    """What a SPARQL backend runs on: for "endpoint", the SPARQL endpoint at `endpoint`
+    (`timeout` seconds a request); for "oxigraph", a pyoxigraph store holding the KB (see
+    `sparql_store`)."""
+    if backend == "endpoint":
+        from koplc.sparql_backend.endpoint import Endpoint
+
+        if not endpoint:
+            raise KoplcError("the endpoint backend needs --endpoint URL", code="usage")
+        return Endpoint(endpoint, timeout=timeout)
+    if backend != "oxigraph":
+        raise KoplcError(f"unknown SPARQL backend {backend!r}; choose oxigraph or endpoint",
+                         code="usage")
+    return sparql_store(kb, encoding, kb_path=kb_path, store_dir=store_dir)
+
+
 def run_sparql(program, backend: str = "oxigraph", *, kb=None, store=None,
                endpoint: str | None = None, encoding: str = "kqapro", options=None,
                timeout: float = 30.0):
-    """Run an IR program as SPARQL: on `store` (or an in-memory pyoxigraph store built from
-    `kb`) for "oxigraph", on the SPARQL endpoint at `endpoint` for "endpoint"; returns the
-    Answer the native executor gives. BackendError names the store or endpoint on failure."""
+    """Run an IR program as SPARQL on `store`, else on the target `sparql_target` opens for
+    `backend` ("oxigraph": an in-memory store built from `kb`; "endpoint": the endpoint at
+    `endpoint`); returns the Answer the native executor gives. BackendError names the store or
+    endpoint on failure."""
     from koplc.kopl.execute import DEFAULT
-    from koplc.sparql_backend.endpoint import Endpoint
     from koplc.sparql_backend.lower import lower as lower_program
     from koplc.sparql_backend.results import run_lowered
 
-    if backend not in BACKENDS:
-        raise KoplcError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}",
-                         code="usage")
-    if backend == "endpoint" and store is None:
-        if not endpoint:
-            raise KoplcError("the endpoint backend needs --endpoint URL", code="usage")
-        store = Endpoint(endpoint, timeout=timeout)
-    elif store is None:
-        store = sparql_store(kb, encoding)
+    if store is None:
+        store = sparql_target(backend, kb=kb, encoding=encoding, endpoint=endpoint,
+                              timeout=timeout)
     return run_lowered(lower_program(program, encoding, options or DEFAULT), store)
-

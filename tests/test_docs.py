@@ -12,7 +12,11 @@ SUBPACKAGES = ("cli", "grammar", "kopl", "sexpr", "sparql_backend", "llm", "gnn"
 
 
 def _modules():
-    yield "koplc.api"
+    import koplc
+
+    for info in pkgutil.iter_modules(koplc.__path__, prefix="koplc."):
+        if not info.ispkg and info.name != "koplc.__main__":  # __main__ runs the CLI
+            yield info.name
     for sub in SUBPACKAGES:
         package = importlib.import_module(f"koplc.{sub}")
         yield package.__name__

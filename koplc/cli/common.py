@@ -1,10 +1,9 @@
-"""What every command shares: exit statuses, reading FILE or standard input, JSONL batches."""
+"""What every command shares: exit statuses, reading FILE or standard input, JSONL batches,
+execution options from flags."""
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from koplc import api
 
@@ -12,13 +11,19 @@ EXIT_USER_ERROR = 1
 EXIT_INTERNAL = 70
 
 
-def read_input(path: str) -> str:
-    return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-
-
 def emit_batch(args, job) -> int:
     failed = False
-    for record in api.batch(read_input(args.file).splitlines(), job):
+    for record in api.batch(api.read_text(args.file).splitlines(), job):
         failed |= not record.get("ok", False)
         print(json.dumps(record, ensure_ascii=False))
     return EXIT_USER_ERROR if failed else 0
+
+
+def exec_options(args):
+    """The executor's options from the flags a command has (run has them all, lower all but
+    --unit-conversion)."""
+    from koplc.kopl.execute import ExecOptions
+
+    return ExecOptions(unit_conversion=getattr(args, "unit_conversion", False),
+                       findall_concepts=not args.no_findall_concepts,
+                       inclusive_comparators=args.inclusive_comparators, today=args.today)

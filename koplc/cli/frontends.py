@@ -7,7 +7,7 @@ import os
 import sys
 
 from koplc import api
-from koplc.cli.common import EXIT_USER_ERROR, read_input
+from koplc.cli.common import EXIT_USER_ERROR
 from koplc.kopl.errors import KoplcError
 
 EMITS = ("kopl", "ir-json", "sparql", "answer", "all")
@@ -200,7 +200,7 @@ def _gnn_compile(args) -> int:
                          code="usage")
     if not args.model:
         raise KoplcError("--frontend gnn needs --model DIR (a trained GNN)", code="usage")
-    result = api.gnn_compile(read_input(args.file), args.kb, args.model)
+    result = api.gnn_compile(api.read_text(args.file), args.kb, args.model)
     print(f"program: {result['program']}")
     print(f"SPARQL:\n{result['sparql']}")
     print(f"answer: {json.dumps(result['answers'], ensure_ascii=False)}")

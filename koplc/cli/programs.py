@@ -10,8 +10,8 @@ from datetime import date
 from pathlib import Path
 
 from koplc import api
-from koplc.cli.common import EXIT_USER_ERROR, emit_batch, read_input
-from koplc.cli.sparql import add_kb_export, run_sparql
+from koplc.cli.common import EXIT_USER_ERROR, emit_batch, exec_options
+from koplc.cli.sparql import add_kb_export
 from koplc.kopl.diagnostics import render_all
 from koplc.kopl.errors import KoplcError
 
@@ -41,19 +41,18 @@ def add_kb(commands) -> None:
 
 
 def run_program(args) -> int:
-    if args.backend != "native":
-        return run_sparql(args)
-    from koplc.kopl.execute import ExecOptions
+    kb = None if args.backend == "endpoint" else api.load_kb(args.kb)
+    store = None if args.backend == "native" else api.sparql_target(
+        args.backend, kb=kb, kb_path=args.kb, encoding=args.encoding, store_dir=args.store,
+        endpoint=args.endpoint, timeout=args.timeout)
+    options = exec_options(args)
 
-    kb = api.load_kb(args.kb)
-    options = ExecOptions(unit_conversion=args.unit_conversion,
-                          findall_concepts=not args.no_findall_concepts,
-                          inclusive_comparators=args.inclusive_comparators, today=args.today)
+    def job(text: str) -> dict:
+        return api.run(text, kb, args.source, options, backend=args.backend, store=store,
+                       encoding=args.encoding).to_json()
     if args.jsonl:
-        return emit_batch(args, lambda text: {
-            "ok": True, **api.run(text, kb, args.source, options).to_json()})
-    print(json.dumps(api.run(read_input(args.file), kb, args.source, options).to_json(),
-                     ensure_ascii=False))
+        return emit_batch(args, lambda text: {"ok": True, **job(text)})
+    print(json.dumps(job(api.read_text(args.file)), ensure_ascii=False))
     return 0
 
 
@@ -74,7 +73,7 @@ def parse(args) -> int:
     if args.jsonl:
         return emit_batch(args, lambda text: {
             "ok": True, "program": api.transpile(text, args.source, args.target)})
-    print(api.transpile(read_input(args.file), args.source, args.target))
+    print(api.transpile(api.read_text(args.file), args.source, args.target))
     return 0
 
 
@@ -85,7 +84,7 @@ def check(args) -> int:
             report = api.check(text, args.source, kb)
             return {"ok": report.ok, "diagnostics": [d.to_json() for d in report.diagnostics]}
         return emit_batch(args, job)
-    text = read_input(args.file)
+    text = api.read_text(args.file)
     report = api.check(text, args.source, kb)
     if report.diagnostics:
         print(render_all(report.diagnostics, text), file=sys.stderr)
@@ -100,7 +99,7 @@ def fmt(args) -> int:
             raise KoplcError("--in-place cannot be combined with --jsonl", code="usage")
         return emit_batch(args, lambda text: {
             "ok": True, "program": api.format_program(text, args.source)})
-    text = read_input(args.file)
+    text = api.read_text(args.file)
     formatted = api.format_program(text, args.source) + "\n"
     if args.in_place:
         if args.file == "-":
@@ -149,7 +148,7 @@ def _ground(args) -> int:
     from koplc.kopl.grounding.context import GroundingOptions
 
     options = GroundingOptions(execution_guidance=not args.no_execution_guidance)
-    text, kb = read_input(args.file), api.load_kb(args.kb)
+    text, kb = api.read_text(args.file), api.load_kb(args.kb)
     indexes = api.grounding_indexes(kb, args.kb, folder=args.index_folder, progress=True)
     grounded = api.ground(text, kb, args.question, args.source, indexes=indexes,
                           options=options)

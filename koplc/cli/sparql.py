@@ -1,15 +1,14 @@
-"""SPARQL commands: koplc lower, koplc run --backend oxigraph|endpoint, koplc kb export."""
+"""SPARQL commands and flags: koplc lower, koplc run's --backend oxigraph|endpoint, koplc kb
+export."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import date
 
 from koplc import api
-from koplc.cli.common import emit_batch, read_input
-from koplc.kopl.errors import KoplcError
+from koplc.cli.common import emit_batch, exec_options
 
 
 def _sparql_options(sub: argparse.ArgumentParser) -> None:
@@ -47,41 +46,11 @@ def add_kb_export(kb_commands) -> None:
     export.set_defaults(run=_kb_export)
 
 
-def _options(args):
-    from koplc.kopl.execute import ExecOptions
-
-    return ExecOptions(unit_conversion=getattr(args, "unit_conversion", False),
-                       findall_concepts=not args.no_findall_concepts,
-                       inclusive_comparators=args.inclusive_comparators, today=args.today)
-
-
 def lower(args) -> int:
     if args.jsonl:
         return emit_batch(args, lambda text: {
-            "ok": True, "sparql": api.lower(text, args.encoding, args.source, _options(args))})
-    print(api.lower(read_input(args.file), args.encoding, args.source, _options(args)))
-    return 0
-
-
-def run_sparql(args) -> int:
-    if args.backend == "endpoint":
-        from koplc.sparql_backend.endpoint import Endpoint
-
-        if not args.endpoint:
-            raise KoplcError("--backend endpoint needs --endpoint URL", code="usage")
-        kb, store = None, Endpoint(args.endpoint, timeout=args.timeout)
-    else:
-        kb = api.load_kb(args.kb)
-        store = api.sparql_store(kb, args.encoding, kb_path=args.kb, store_dir=args.store)
-
-    def job(text: str) -> dict:
-        return {"ok": True, **api.run(text, kb, args.source, _options(args), backend=args.backend,
-                                      store=store, encoding=args.encoding).to_json()}
-    if args.jsonl:
-        return emit_batch(args, job)
-    answer = job(read_input(args.file))
-    answer.pop("ok")
-    print(json.dumps(answer, ensure_ascii=False))
+            "ok": True, "sparql": api.lower(text, args.encoding, args.source, exec_options(args))})
+    print(api.lower(api.read_text(args.file), args.encoding, args.source, exec_options(args)))
     return 0
 
 
