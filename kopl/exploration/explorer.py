@@ -198,10 +198,11 @@ class _Judge:
             return "empty answer"
         if answer.type is Type.BOOLEAN and answer.value not in ("yes", "no"):
             return "not sure"
-        asked = set(drawn.asked.ids)
-        if isinstance(root, ir.QueryName) and asked <= drawn.asked.topic:
+        asked, topic = set(drawn.asked.ids), drawn.asked.topic
+        if isinstance(root, (ir.QueryName, ir.Count)) and asked <= topic:
             return "only the topic"
-        if isinstance(root, (*_READS_WHOLE_SET, *_VERIFY)) and self.whole_concept(asked):
+        if isinstance(root, (*_READS_WHOLE_SET, *_VERIFY)) and asked != topic \
+                and self.whole_concept(asked):
             return "a whole concept"
         return None
 

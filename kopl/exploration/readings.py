@@ -28,6 +28,7 @@ class Reading:
     question: Template | None = None
 
 
+_PREPOSITIONS = {"by", "in", "of", "to", "from", "at", "on", "with", "for", "into"}
 _COMPARE = {"=": "", "!=": "not ", "<": "less than ", ">": "greater than ",
             "<=": "at most ", ">=": "at least "}
 _WHEN = {"=": "in ", "!=": "not in ", "<": "before ", ">": "after ", "<=": "in or before ",
@@ -53,13 +54,14 @@ def relation_phrase(relation: str, direction: str, subject: str) -> str:
     """
     r = words(relation)
     head, _, rest = r.partition(" ")
+    verbal = r.rpartition(" ")[2] in _PREPOSITIONS  # "directed by", "discovered in"
     if direction == "backward":
-        if r.endswith(" by") or head == "in":
+        if verbal or head == "in":
             return f"the entities {r} {subject}"
         if head == "has" and rest:
             return f"the entities that have {rest} {subject}"
         return f"the entities whose {r} is {subject}"
-    if r.endswith(" by"):
+    if verbal:
         return f"the entities that {subject} is {r}"
     if head in ("has", "in") and rest:
         return f"the {rest} of {subject}"

@@ -32,10 +32,20 @@ _QFILTERS = {STRING: ir.QFilterStr, QUANTITY: ir.QFilterNum, YEAR: ir.QFilterYea
              DATE: ir.QFilterDate}
 _VERIFIERS = {STRING: ir.VerifyStr, QUANTITY: ir.VerifyNum, YEAR: ir.VerifyYear,
               DATE: ir.VerifyDate}
-# How often each op is tried relative to the others before balancing: relations are the
-# backbone of a program, joins and extensions the seasoning.
-_BASE_WEIGHT = {"Relate": 6.0, "FilterConcept": 1.0, "And": 1.0, "Or": 0.5, "ArgMax": 0.5,
-                "ArgMin": 0.5, "TimeConstraint": 0.5, "QueryName": 4.0, "Count": 1.5}
+# Ops are picked in two stages: a family by its weight (relations are the backbone of a program,
+# joins and extensions the seasoning), then an op of the family, the pool's rarest first.
+_FAMILIES = {
+    "relate": (6.0, ("Relate",)), "concept": (1.0, ("FilterConcept",)),
+    "filter": (2.0, ("FilterStr", "FilterNum", "FilterYear", "FilterDate", "QFilterStr",
+                     "QFilterNum", "QFilterYear", "QFilterDate")),
+    "join": (1.5, ("And", "Or")), "extension": (1.0, ("ArgMax", "ArgMin", "TimeConstraint")),
+    "name": (4.0, ("QueryName",)), "count": (1.5, ("Count",)),
+    "attribute": (2.0, ("QueryAttr", "QueryAttrUnderCondition", "QueryAttrQualifier")),
+    "relation": (1.0, ("QueryRelation", "QueryRelationQualifier")),
+    "select": (1.5, ("SelectAmong", "SelectBetween")),
+    "verify": (1.5, ("VerifyStr", "VerifyNum", "VerifyYear", "VerifyDate")),
+}
+_FAMILY_OF = {op: family for family, (_, ops) in _FAMILIES.items() for op in ops}
 
 
 class Usage:
@@ -215,11 +225,19 @@ class Sampler:
         return Draft(node, ids, frozenset(ids) if kind == "entity" else frozenset(), kind)
 
     def _choose_op(self, table: dict[str, Callable]) -> list[str]:
-        """The op names of `table` in a random order weighted by base weight and rarity
-        (Efraimidis and Spirakis' weighted sampling without replacement)."""
-        rand, weight = self.rng.random, self.usage.weight
-        return sorted(table, key=lambda n: -rand() ** (1.0 / weight("op", n, _BASE_WEIGHT.get(
-            n, 1.0))))
+        """The op names of `table` in a random order (Efraimidis and Spirakis' weighted
+        sampling without replacement): a family's weight shared among its ops present, each
+        op's share leaning towards the rarer ones in the pool."""
+        counts = self.usage.counts["op"]
+        weights = {}
+        for family in {_FAMILY_OF[name] for name in table}:
+            base, ops = _FAMILIES[family]
+            ops = [op for op in ops if op in table]
+            mean = sum(counts[op] for op in ops) / len(ops)
+            for op in ops:
+                weights[op] = base / len(ops) * (1.0 + mean) / (1.0 + counts[op])
+        rand = self.rng.random
+        return sorted(table, key=lambda n: -rand() ** (1.0 / weights[n]))
 
     def extend(self, draft: Draft) -> Draft | None:
         """The draft with one more entity-set op; None when no op grounds or changes the set."""
