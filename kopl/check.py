@@ -14,6 +14,7 @@ from koplc.kopl.diagnostics import Diagnostic, Severity, Span
 from koplc.kopl.errors import TypeCheckError
 from koplc.kopl.ir import Node
 from koplc.kopl.program import Parsed, Path, SourceMap
+from koplc.kopl.step_names import step_label
 from koplc.kopl.types import AmongOp, ArgKind, BetweenOp, Comparator, Direction, Type
 from koplc.kopl.values import DATE, QUANTITY, TIME, YEAR, read_literal
 
@@ -38,7 +39,7 @@ def check(program: Node, source_map: SourceMap | None = None, *,
     steps = {path: number for number, (path, _) in enumerate(program.walk(), start=1)}
     out: list[Diagnostic] = []
     for path, node in program.walk():
-        where = f"step {steps[path]} ({type(node).__name__})"
+        where = step_label(steps[path], node)
         out += _check_inputs(node, path, where, steps, source_map)
         out += _check_args(node, path, where, source_map, strict_time_kinds)
     if program.output.fits(Type.ENTITIES):
@@ -74,8 +75,8 @@ def _check_inputs(node: Node, path: Path, where: str, steps: dict[Path, int],
         label = "its input" if len(inputs) == 1 else f"its {field} input"
         out.append(Diagnostic(
             "type-mismatch",
-            f"{where}: {label} must be {_article(expected)}, but step {steps[child_path]} "
-            f"({type(child).__name__}) gives {child.output}",
+            f"{where}: {label} must be {_article(expected)}, but "
+            f"{step_label(steps[child_path], child)} gives {child.output}",
             source_map.node(path)))
     return out
 

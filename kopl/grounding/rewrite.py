@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from koplc.kopl.grounding.context import Change, Scored
 from koplc.kopl.ir import Node
+from koplc.kopl.step_names import step_numbers
 from koplc.kopl.types import Type
 
 
@@ -49,7 +50,7 @@ def _rebuild(node: Node, expected: Type | None, visit: Visit, edits: list[Edit])
 
 def numbered(program: Node, pass_name: str, edits: list[Edit]) -> list[Change]:
     """The edits as Changes numbered by their node's step in `program` (post-order, from 1)."""
-    steps = {id(node): number for number, (_, node) in enumerate(program.walk(), start=1)}
+    steps = step_numbers(program)
     return [Change(pass_name, steps.get(id(e.node), 0), type(e.node).__name__, e.field,
                    e.original, e.replacement, e.reason, e.candidates) for e in edits]
 
