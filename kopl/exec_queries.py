@@ -9,8 +9,7 @@ from koplc.kopl.values import QUANTITY, STRING, Value
 
 _EMPTY: tuple = ()
 # Enum members read once: attribute access on an Enum class is slow in Python 3.11.
-LESS, GREATER = BetweenOp.LESS, BetweenOp.GREATER
-SMALLEST, LARGEST = AmongOp.SMALLEST, AmongOp.LARGEST
+LESS, SMALLEST = BetweenOp.LESS, AmongOp.SMALLEST
 
 
 class QueryOps:
@@ -146,8 +145,6 @@ class QueryOps:
         left, _ = self._entities(node.left)
         right, _ = self._entities(node.right)
         op = node.comparator
-        if op != LESS and op != GREATER:
-            raise self.error(node, f"unknown comparator {op!r}; expected less or greater")
         candidates = self.quantities(node, [*left, *right], node.key)
         best, best_number = candidates[0]
         for n, number in candidates:
@@ -159,8 +156,6 @@ class QueryOps:
     def visit_SelectAmong(self, node):
         ids, _ = self._entities(node.input)
         op = node.comparator
-        if op != SMALLEST and op != LARGEST:
-            raise self.error(node, f"unknown comparator {op!r}; expected smallest or largest")
         candidates = self.quantities(node, dict.fromkeys(ids), node.key)
         extreme = candidates[0][1]
         for _, number in candidates:

@@ -99,11 +99,7 @@ class SetOps:
         """An entity set with its facts, as QFilter* needs; Relate computes them on request."""
         if node.__class__ is Relate:
             return self.visit_Relate(node, True)
-        ids, facts = self._entities(node)
-        if facts is None:
-            raise self.error(node, f"{type(node).__name__} gives entities without facts; "
-                             "QFilter* needs the output of Relate or a Filter*")
-        return ids, facts
+        return self._entities(node)
 
     def visit_QFilterStr(self, node):
         return self._filter_qualifier(node, STRING)
@@ -120,14 +116,10 @@ class SetOps:
     def visit_Relate(self, node, with_facts: bool = False):
         """Relate; the facts are computed only when asked (only QFilter* reads them)."""
         kb = self.kb
-        direction = node.direction
-        if direction == "forward":
+        if node.direction == "forward":
             objects, fact_table = kb.out_objects, kb.out_facts
-        elif direction == "backward":
+        else:  # backward: the pre-check refused any other direction
             objects, fact_table = kb.in_objects, kb.in_facts
-        else:
-            why = "no direction" if direction is None else f"unknown direction {direction!r}"
-            raise self.error(node, f"{why}; Relate needs forward or backward")
         ids, _ = self._entities(node.input)
         table = objects.get(node.relation)
         if table is None:

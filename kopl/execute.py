@@ -5,7 +5,10 @@ query ops and S-expression extensions live in `exec_sets`, `exec_queries` and
 `exec_extensions`); the dispatch table is built once at import. Intermediate results are what
 the engine keeps in its memory — an entity set is ``(node ids, facts or None)`` with duplicates
 kept, values are `Value` objects — and only the root result is rendered into an `Answer`.
-Deliberate departures from the engine are the named switches of `ExecOptions`.
+Deliberate departures from the engine are the named switches of `ExecOptions`. What the engine
+refuses whatever the data (ill-typed inputs, unknown operator words, unreadable literals, an
+extension op with `extension_ops` off) is refused first by `koplc.kopl.runnable`, the pre-check
+the SPARQL lowering runs too, so the visits take their inputs as well-formed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from koplc.kopl.exec_queries import QueryOps
 from koplc.kopl.exec_sets import SetOps
 from koplc.kopl.ir import OP_CLASSES, Node, Relate, SelectBetween
 from koplc.kopl.kb import KB, QUALIFIERS
+from koplc.kopl.runnable import require_runnable
+from koplc.kopl.step_names import label_in
 from koplc.kopl.types import Comparator, Type
 from koplc.kopl.values import Value, ValueProblem, compiled_test
 
@@ -53,16 +58,17 @@ DEFAULT = ExecOptions()
 # Python engine (KoPL 0.0.5). The differential test tolerates nothing outside this list.
 DEVIATIONS = {
     "unknown operator word": "a comparator, direction or Select* word outside the engine's "
-    "vocabulary raises ExecutionError before anything runs; the engine raises only once it "
-    "compares, answers Relate with an empty set, and reads any SelectBetween/SelectAmong word "
-    "but less/smallest as greater/largest",
+    "vocabulary raises ExecutionError before anything runs (so does an unreadable literal); "
+    "the engine raises only once it compares, answers Relate with an empty set, and reads any "
+    "SelectBetween/SelectAmong word but less/smallest as greater/largest",
     "order from hashing": "where the engine's list order comes from iterating a Python set "
     "(it varies with PYTHONHASHSEED) ours follows node numbers, so ties it breaks by that "
     "order (equal values in SelectBetween, equal unit counts in Select*) may go to another, "
     "equally valid entity; lists compare as multisets",
     "facts of a final entity set": "rendered as JSON-like records with values as strings; the "
     "engine prints its value objects' reprs (memory addresses)",
-    "ill-typed programs": "an input of the wrong type raises ExecutionError naming the step",
+    "ill-typed programs": "an input of the wrong type raises ExecutionError naming the step, "
+    "before anything runs",
     "malformed KB": "raises KBError at load (dangling ids, unknown value types, duplicate ids, "
     "non-finite numbers); the engine skips dangling concept ids, reads unknown value types as "
     "times and lets an entity replace a concept with its id",
@@ -74,7 +80,8 @@ _COMPARATORS = {c: str(c) for c in Comparator}
 
 def execute(program: Node, kb: KB, options: ExecOptions = DEFAULT) -> Answer:
     """Run `program` on `kb`; raises ExecutionError where the engine raises or the program is
-    malformed (a missing direction, an unknown comparator word), naming the step.
+    malformed (a missing direction, an unknown comparator word), naming the step (the codes and
+    messages of the malformed are `koplc.kopl.runnable`'s, shared with the SPARQL lowering).
 
     >>> from koplc.kopl.ir import Count, FindAll
     >>> from koplc.kopl.kb import KBBuilder
@@ -115,6 +122,7 @@ class Executor(SetOps, QueryOps, ExtensionOps):
 
     def run(self, program: Node) -> Answer:
         """Execute and render the root result as the engine's `forward` would."""
+        require_runnable(program, self.options, ExecutionError)
         cls = program.__class__
         try:
             if cls is Relate:  # a final Relate shows its facts, as the engine's does
@@ -125,16 +133,14 @@ class Executor(SetOps, QueryOps, ExtensionOps):
         except StepFailure as failure:
             raise _numbered(program, failure) from None
 
-    def _eval(self, node: Node):
-        return _VISITORS[node.__class__](self, node)
+    # The pre-check has made sure that each child gives what its parent takes.
 
     def _entities(self, node: Node) -> tuple:
-        """The (ids, facts) of an entity-valued child; ExecutionError for any other type."""
-        return _ENTITY_VISITORS[node.__class__](self, node)
+        """The (ids, facts) of an entity-valued child."""
+        return _VISITORS[node.__class__](self, node)
 
     def _values(self, node: Node) -> list[Value]:
-        if node.__class__ not in _VALUE_OPS:
-            raise self.error(node, f"gives {node.output}, not values")
+        """The values of a values-giving child."""
         return _VISITORS[node.__class__](self, node)
 
     def error(self, node: Node, message: str) -> StepFailure:
@@ -144,13 +150,8 @@ class Executor(SetOps, QueryOps, ExtensionOps):
     # Literals and comparisons, as the engine reads and applies them.
 
     def comparator(self, node: Node) -> str:
-        """The node's comparator; an unknown word is refused before anything runs."""
-        op = _COMPARATORS.get(node.comparator)
-        if op is not None:
-            return op
-        op = node.comparator
-        raise self.error(node, f"unknown comparator {op!r}; expected one of =, !=, <, >"
-                         + (", <=, >=" if self.options.inclusive_comparators else ""))
+        """The node's comparator as text (the pre-check refused any other word)."""
+        return _COMPARATORS[node.comparator]
 
     def test(self, node: Node, text: str, kind: str, op: str):
         """The test `value -> bool` of comparing with the literal `text` by `op`; problems
@@ -188,31 +189,15 @@ def _naming(node: Node, test):
 
 def _numbered(program: Node, failure: StepFailure) -> ExecutionError:
     """The failure as an ExecutionError naming the step (1-based, post-order) and op."""
-    steps: list[Node] = []
-    _post_order(program, steps)
-    number = next((i for i, n in enumerate(steps, start=1) if n is failure.node), None)
-    where = f"step {number} ({type(failure.node).__name__})" if number else \
-        type(failure.node).__name__
-    return ExecutionError(f"{where}: {failure.reason}", code="execution")
-
-
-def _post_order(node: Node, out: list[Node]) -> None:
-    for name in _CHILD_FIELDS[node.__class__]:
-        _post_order(getattr(node, name), out)
-    out.append(node)
+    return ExecutionError(f"{label_in(program, failure.node)}: {failure.reason}",
+                          code="execution")
 
 
 def _missing(self: Executor, node: Node):
     raise self.error(node, f"the executor has no visit_{type(node).__name__}")
 
 
-def _not_entities(self: Executor, node: Node):
-    raise self.error(node, f"gives {node.output}, not entities")
-
-
 _VISITORS = {cls: getattr(Executor, f"visit_{cls.__name__}", _missing) for cls in OP_CLASSES}
-_ENTITY_VISITORS = {cls: visit if cls.output in ENTITY_TYPES else _not_entities
-                    for cls, visit in _VISITORS.items()}
 _new_answer = tuple.__new__  # builds the Answer named tuple without a Python-level __new__
 
 
@@ -242,7 +227,4 @@ _RENDER = {cls: _entity_answer if cls.output in ENTITY_TYPES
            else _text_answer if cls.output in (Type.COUNT, Type.BOOLEAN) or cls is SelectBetween
            else _list_answer
            for cls in OP_CLASSES}
-_VALUE_OPS = frozenset(cls for cls in OP_CLASSES
-                       if cls.output in (Type.VALUES, Type.QUALIFIER_VALUES))
-_CHILD_FIELDS = {cls: cls.child_fields() for cls in OP_CLASSES}
 _last = Executor(KB([], [], 0, [], [], []).index())

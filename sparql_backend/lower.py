@@ -10,9 +10,10 @@ majority unit and the pick of SelectBetween/SelectAmong, and reading values back
 
 Where the engine raises depending on the data (``<=``/``>=`` meeting a comparable value without
 `inclusive_comparators`, a qualifier key the KB lacks), the lowering adds a `Guard`: an ASK
-that, when true, makes the backend raise as the engine would. Errors the engine raises whatever
-the data (an unknown comparator word, a malformed literal) are LoweringErrors here, naming the
-step as the executor does.
+that, when true, makes the backend raise as the engine would. What the engine refuses whatever
+the data (an ill-typed input, an unknown operator word, an unreadable literal) is refused first
+by `koplc.kopl.runnable`, the executor's own pre-check, as a LoweringError with the executor's
+code and message; so the visits take their inputs as well-formed.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import LoweringError, UnsupportedConstruct
 from koplc.kopl.execute import DEFAULT, ExecOptions
 from koplc.kopl.ir import OP_CLASSES, Node
-from koplc.kopl.types import Comparator, Direction, Type
-from koplc.kopl.values import Value, parse_literal, unreadable
+from koplc.kopl.runnable import require_runnable
+from koplc.kopl.step_names import label_in
+from koplc.kopl.types import Comparator, Type
+from koplc.kopl.values import Value, parse_literal
 from koplc.sparql_backend.encodings import (
     ATTRIBUTE,
     BACKWARD,
@@ -71,7 +74,8 @@ def lower(program: Node, encoding: str | Encoding = "kqapro",
           options: ExecOptions = DEFAULT) -> Lowered:
     """SPARQL for `program` in `encoding`, meaning what `execute(program, kb, options)` means
     on a KB exported in that encoding; LoweringError where the executor would raise whatever
-    the data, UnsupportedConstruct where SPARQL cannot follow an option.
+    the data (with its code and message), UnsupportedConstruct where SPARQL cannot follow an
+    option.
 
     >>> from koplc.kopl.ir import Count, Find
     >>> print(lower(Count(input=Find(name="Akron"))).query)
@@ -82,6 +86,7 @@ def lower(program: Node, encoding: str | Encoding = "kqapro",
       } }
     }
     """
+    require_runnable(program, options, LoweringError)
     if options.unit_conversion:
         raise UnsupportedConstruct("the SPARQL backend compares quantities in equal units only; "
                                    "unit conversion needs the native executor",
@@ -151,41 +156,23 @@ class Lowering(SetLowering, QueryLowering, ExtensionLowering):
         return select(" ".join(columns), sub.distinct(pattern, *variables)), \
             Shape("entities", fact)
 
-    # Children.
+    # Children, literals and operators: the pre-check has made sure of each.
 
     def set_of(self, node: Node, var: str) -> Sub:
-        """The lowered entity set of a child that must give entities."""
-        if node.output not in ENTITY_TYPES:
-            raise self.error(node, f"gives {node.output}, not entities")
+        """The lowered entity set of a child that gives entities."""
         return _SETS[node.__class__](self, node, var)
 
     def values_of(self, node: Node, var: str) -> Sub:
         """The values a values-giving child yields, each bound to `var`."""
-        if node.output not in (Type.VALUES, Type.QUALIFIER_VALUES):
-            raise self.error(node, f"gives {node.output}, not values")
         return _VALUES[node.__class__](self, node, var)
 
-    # Literals, operators and errors, as the executor reads them.
-
-    def literal(self, node: Node, text: str, kind: str) -> Value:
-        try:
-            return parse_literal(text, kind, self.options.today)
-        except (ValueError, IndexError, OverflowError) as err:
-            raise self.error(node, unreadable(text, kind, err)) from None
+    def literal(self, text: str, kind: str) -> Value:
+        return parse_literal(text, kind, self.options.today)
 
     def comparator(self, node: Node) -> str:
-        op = _COMPARATORS.get(node.comparator)
-        if op is None:
-            raise self.error(node, f"unknown comparator {node.comparator!r}; expected one of "
-                             "=, !=, <, >" + (", <=, >=" if self.options.inclusive_comparators
-                                              else ""))
-        return op
+        return _COMPARATORS[node.comparator]
 
-    def direction(self, node: Node, direction) -> str:
-        if direction == Direction.FORWARD or direction == Direction.BACKWARD:
-            return str(direction)
-        why = "no direction" if direction is None else f"unknown direction {direction!r}"
-        raise self.error(node, f"{why}; Relate needs forward or backward")
+    # Errors.
 
     def guard(self, node: Node, where: str, message: str, raises: bool = True) -> None:
         """Raise `message` at run time when `where` has a solution (when it has none, if not
@@ -194,14 +181,9 @@ class Lowering(SetLowering, QueryLowering, ExtensionLowering):
             ask = f"{PROLOGUE}ASK {{\n{indent(where)}\n}}"
             self.guards.append(Guard(ask, f"{self.step(node)}: {message}", raises))
 
-    def error(self, node: Node, message: str) -> LoweringError:
-        return LoweringError(f"{self.step(node)}: {message}", code="lowering")
-
     def step(self, node: Node) -> str:
         """`step N (Op)`: the node's place in the post-order step list, as the executor says."""
-        number = next((i for i, (_, n) in enumerate(self.program.walk(), start=1) if n is node),
-                      None)
-        return f"step {number} ({type(node).__name__})" if number else type(node).__name__
+        return label_in(self.program, node)
 
 
 def _table(types: tuple[Type, ...]) -> dict[type[Node], object]:

@@ -40,7 +40,7 @@ class SetLowering:
         return result.nothing() if inner.empty else result
 
     def visit_Relate(self, node, x):
-        direction = self.direction(node, node.direction)
+        direction = str(node.direction)
         a = self.fresh("x")
         inner = self.set_of(node.input, a).entities()
         relation = iri(self.e.relation(node.relation))
@@ -78,7 +78,7 @@ class SetLowering:
         inner = self.set_of(node.input, x).entities()
         base = inner.where
         op = "=" if kind == STRING else self.comparator(node)
-        target = self.literal(node, node.value, kind)
+        target = self.literal(node.value, kind)
         h = self.fresh("v")
         fact_pattern, fact, fact_id = self.attribute_fact(x, node.key, h)
         test = self.vp.test(h, target, op, self.options.inclusive_comparators)
@@ -109,11 +109,8 @@ class SetLowering:
 
     def _qfilter(self, node, x, kind):
         inner = self.set_of(node.input, x)
-        if inner.fact is None:
-            raise self.error(node.input, f"{type(node.input).__name__} gives entities without "
-                             "facts; QFilter* needs the output of Relate or a Filter*")
         op = "=" if kind == STRING else self.comparator(node)
-        target = self.literal(node, node.qvalue, kind)
+        target = self.literal(node.qvalue, kind)
         if inner.fact[0] != "node" or inner.empty:  # plain triples carry no qualifiers
             return inner.nothing()
         f, q = inner.fact[1], self.fresh("q")

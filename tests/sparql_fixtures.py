@@ -11,7 +11,7 @@ import pytest
 
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB
 from koplc.kopl.answer import Answer
-from koplc.kopl.errors import ExecutionError, KoplcError
+from koplc.kopl.errors import ExecutionError, LoweringError
 from koplc.kopl.execute import DEFAULT, ExecOptions, execute
 from koplc.kopl.ir import Node
 from koplc.kopl.kb import KB
@@ -58,9 +58,7 @@ def through_sparql(program: Node, store, encoding: str,
     (any other error, a BackendError included, propagates)."""
     try:
         lowered = lower(program, encoding, options)
-    except KoplcError as err:
-        if err.diagnostics[0].code not in ("lowering",):
-            raise
+    except LoweringError:
         return None
     try:
         return run_lowered(lowered, store)
