@@ -1,8 +1,10 @@
-"""The GNN front end end to end: train on MetaQA files, evaluate, answer one question."""
+"""The GNN front end end to end: train on MetaQA files, evaluate, and answer questions behind
+the FrontEnd protocol."""
 
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,8 +13,9 @@ from koplc.gnn.data import Tokenizer, build_examples, read_files, type_consisten
 from koplc.gnn.emit import Prediction, predict
 from koplc.gnn.errors import GnnError
 from koplc.gnn.model import Config
-from koplc.gnn.subgraph import Retriever, graph_of, link_topic
+from koplc.gnn.subgraph import Retriever, graph_of
 from koplc.gnn.train import evaluate, run_model, train
+from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.metaqa import Question
 
 
@@ -64,12 +67,18 @@ def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: 
 def load_model(kb, folder: str | Path) -> tuple[dict, Setup]:
     """A trained model and the setup to run it on `kb`."""
     state = checkpoint.load(folder)
+    return state, setup_for(kb, state, folder)
+
+
+def setup_for(kb, state: dict, folder: str | Path) -> Setup:
+    """The setup to run the loaded model `state` on `kb`; GnnError when the model was trained
+    on a KB with other relations."""
     config = state["reasoner"].config
     parts = setup(kb, config, Path(folder))
     if parts.graph.relations != state["relations"] or parts.graph.n_types != config.n_types:
         raise GnnError(f"{folder}: the model was trained on a KB with other relations",
                        code="gnn-checkpoint-corrupt")
-    return state, parts
+    return parts
 
 
 def eval_model(kb, folder: str | Path, data_files: list) -> dict:
@@ -79,12 +88,68 @@ def eval_model(kb, folder: str | Path, data_files: list) -> dict:
                     read_files(data_files))
 
 
-def answer(kb, folder: str | Path, text: str) -> Prediction:
-    """The emitted program and answers for one question (topic in [brackets] or linked)."""
-    state, parts = load_model(kb, folder)
-    topic = link_topic(parts.graph, text)
-    question = Question(None, text, topic, frozenset(), "question")
-    [example] = build_examples([question], parts.retriever, parts.tokenizer,
-                               keep_unreachable=True)
-    [(_, steps, weights)] = list(run_model(state["reasoner"], [example]))
-    return predict(example, steps, weights, state["relations"], parts.graph.names, kb)
+class GnnFrontEnd:
+    """KBIGER behind the FrontEnd protocol: the GNN answers, and the program emitted along its
+    most probable path answers too; the program's chain (walked without returning to the topic)
+    wins when it holds the GNN's best answer."""
+
+    name = "gnn"
+    ranking = ("the GNN's score of each answer after its last reasoning step, highest first "
+               "(answers only the emitted program finds follow, by name)")
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.state = checkpoint.load(self.folder)  # a missing or corrupt model fails here
+        self._held: tuple | None = None
+
+    def setup(self, kb) -> Setup:
+        """The graph, retriever and tokenizer for `kb`, kept for the last KB asked about."""
+        if self._held is None or self._held[0] is not kb:
+            self._held = (kb, setup_for(kb, self.state, self.folder))
+        return self._held[1]
+
+    def compile(self, question: str, kb) -> Compiled:
+        """The program and answers for one question (topic in [brackets] or linked)."""
+        text, parts = question.strip(), self.setup(kb)
+        clock = time.perf_counter()
+        try:
+            [example] = build_examples([Question(None, text, "", frozenset(), "question")],
+                                       parts.retriever, parts.tokenizer, keep_unreachable=True)
+        except GnnError as err:
+            return Compiled(text, self.name, "kopl-nested", failure="link", error=err.render(),
+                            seconds={"retrieval": time.perf_counter() - clock})
+        seconds = {"retrieval": time.perf_counter() - clock}
+        clock = time.perf_counter()
+        [(_, steps, weights)] = list(run_model(self.state["reasoner"], [example]))
+        seconds["reasoning"] = time.perf_counter() - clock
+        clock = time.perf_counter()
+        prediction = predict(example, steps, weights, self.state["relations"],
+                             parts.graph.names, kb, parts.graph)
+        seconds["execution"] = time.perf_counter() - clock
+        return compiled_of(text, prediction, seconds)
+
+
+def compiled_of(text: str, prediction: Prediction, seconds: dict) -> Compiled:
+    """A Prediction as a Compiled: answers ranked by the GNN's scores."""
+    answers = prediction.answers
+    ranked = [a for a in prediction.ranked if a in answers] + sorted(
+        answers - set(prediction.ranked))
+    notes = {"topic": prediction.topic, "faithful": prediction.faithful,
+             "gnn_answers": list(prediction.ranked),
+             "program_answers": sorted(prediction.program_answers or ()),
+             "chain_answers": sorted(prediction.chain_answers or ())}
+    by_program = answers != prediction.gnn_answers or answers in (
+        prediction.program_answers, prediction.chain_answers)
+    return Compiled(text, GnnFrontEnd.name, "kopl-nested", program=prediction.program,
+                    grounded=prediction.program, answers=tuple(ranked),
+                    failure=None if ranked else "empty",
+                    error=None if ranked else "the GNN found no answer",
+                    seconds=seconds,
+                    provenance=Provenance("program" if by_program else "gnn", notes=notes))
+
+
+def open_frontend(settings: Settings) -> GnnFrontEnd:
+    """The GNN front end for the model folder `settings.model`."""
+    if not settings.model:
+        raise GnnError("--frontend gnn needs --model DIR (a trained GNN)", code="usage")
+    return GnnFrontEnd(settings.model)

@@ -15,8 +15,7 @@ from koplc.kopl import kqapro_json
 from koplc.kopl.atomic import write_atomically
 from koplc.kopl.check import check_parsed
 from koplc.kopl.diagnostics import Diagnostic
-from koplc.kopl.errors import KoplcError, LoweringError, ParseError, UnsupportedConstruct
-from koplc.kopl.ir import Node
+from koplc.kopl.errors import KoplcError, ParseError
 from koplc.kopl.program import Parsed
 from koplc.syntaxes import (  # noqa: F401 - SYNTAXES and syntax_module are public API too
     SYNTAXES,
@@ -240,19 +239,6 @@ def gnn_eval(kb_path: str | Path, model: str | Path, data_files: list) -> dict:
     return eval_model(load_kb(kb_path), model, list(data_files))
 
 
-def gnn_compile(question: str, kb_path: str | Path, model: str | Path) -> dict:
-    """The GNN's program for a question (nested KoPL), its SPARQL and its answers."""
-    from koplc.gnn.frontend import answer
-
-    prediction = answer(load_kb(kb_path), model, question.strip())
-    sparql = lower_sparql(prediction.program)
-    return {"topic": prediction.topic, "program": print_program(prediction.program, "kopl-nested"),
-            "sparql": sparql, "answers": sorted(prediction.answers),
-            "gnn_answers": sorted(prediction.gnn_answers),
-            "program_answers": sorted(prediction.program_answers or ()),
-            "faithful": prediction.faithful}
-
-
 # The LLM front end (koplc.llm): few-shot KoPL generation, grounding with the LM, execution.
 # Imported where used: llama.cpp, torch and the embedding model load only for these commands.
 
@@ -287,32 +273,59 @@ def compiler(kb_path: str | Path | None = None, lm="embedded", options=None, poo
                     options=options)
 
 
-def compile(question: str, kb=None, lm="embedded", *, kb_path: str | Path | None = None,
-            options=None, compiler_=None):
-    """Compile a natural-language question into a grounded KoPL program and run it; returns a
-    Compiled with every stage's output (raises KoplcError when nothing links to the KB)."""
-    from koplc.llm.defaults import default_pool
-    from koplc.llm.pipeline import Compiler
-
-    if compiler_ is None:
-        path = Path(kb_path) if kb_path else (None if kb is not None else default_kb_path())
-        kb = kb if kb is not None else load_kb(path)
-        client = open_lm(lm) if isinstance(lm, str) else lm
-        compiler_ = Compiler(kb, client, kb_path=path, pool=default_pool(), options=options)
-    return compiler_.compile(question, options)
+# Front ends (koplc.frontends): every question goes through one, opened by its --frontend
+# name. A question's own failure (nothing links, the program finds nothing) is its Compiled's
+# `failure` and a run goes on; KoplcError means the front end cannot work, and stops it.
 
 
-def lower_sparql(program: Node) -> str:
-    """The SPARQL of a program (koplc.sparql_backend), or the reason it has none."""
-    from koplc.sparql_backend.lower import lower
+def open_frontend(name: str = "llm", **settings):
+    """The front end called `name` ("llm", "gnn"), opened with Settings fields (lm,
+    response_cache, model, reuse, leave_template_out, options); its results carry SPARQL."""
+    from koplc.frontends import open_frontend as open_named
+    from koplc.kopl.frontend import Settings
 
-    try:
-        return lower(program).text()
-    except (LoweringError, UnsupportedConstruct) as err:
-        return f"# no SPARQL: {err.render()}"
+    return open_named(name, Settings(**settings))
 
 
-def read_questions_file(path: str | Path) -> list[str]:
+def compile_questions(questions: Iterable[str], frontend="llm", kb=None, *,
+                      kb_path: str | Path | None = None, **settings) -> Iterator:
+    """Compile each question with one front end (a name, opened with `settings`, or a
+    FrontEnd) on one KB (default: the shipped MetaQA KB); yields a Compiled per question."""
+    if isinstance(frontend, str):
+        frontend = open_frontend(frontend, **settings)  # first: a bad model fails fast
+    if kb is None:
+        kb = load_kb(kb_path or default_kb_path())
+    for question in questions:
+        yield frontend.compile(question, kb)
+
+
+def compile(question: str, kb=None, frontend="llm", *, kb_path: str | Path | None = None,
+            **settings):
+    """Compile one natural-language question into an IR program and answer it; returns a
+    Compiled (program, grounded program, SPARQL or why not, answers, timings, provenance)."""
+    return next(compile_questions([question], frontend, kb, kb_path=kb_path, **settings))
+
+
+def compiled_record(compiled, emit: str = "all") -> dict:
+    """A Compiled as a JSON record: the question, whether it was answered, and what `emit`
+    asks for ("kopl", "ir-json", "sparql", "answer" or "all"); failures say where and why."""
+    record: dict = {"question": compiled.question, "ok": compiled.ok}
+    final = compiled.final
+    if emit in ("kopl", "all") and (final is not None or compiled.raw):
+        record["kopl"] = print_program(final, compiled.syntax) if final else compiled.raw
+    if emit in ("ir-json", "all") and final is not None:
+        record["ir"] = final.model_dump(mode="json")
+    if emit in ("sparql", "all") and final is not None:
+        record["sparql"] = compiled.sparql or f"# no SPARQL: {compiled.no_sparql}"
+    if emit in ("answer", "all"):
+        record["answer"] = list(compiled.answers)
+    if compiled.failure:
+        record["failure"] = compiled.failure
+        record["error"] = compiled.error or "the program found nothing"
+    return record
+
+
+def read_questions(path: str | Path) -> list[str]:
     """The questions of a file (or "-"), one per non-blank line; KoplcError when there are
     none."""
     questions = [line.strip() for line in read_text(path).splitlines() if line.strip()]

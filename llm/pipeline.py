@@ -21,6 +21,12 @@ from koplc.llm.scoring import LMChooser, inverse_consistency
 STOP = ("\nQuestion:", "\n\n")
 
 
+class NoLink(KoplcError):
+    """Nothing in the question names an entity or concept of the KB."""
+
+    default_code = "no-link"
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     """Switches of the pipeline (the evaluation's ablations turn them off one at a time)."""
@@ -46,6 +52,7 @@ class Attempt:
     raw: str
     source: str = "greedy"  # "reuse", "greedy", "grammar", "sample" or "repair"
     program: str | None = None
+    parsed: object = None
     grounded: str | None = None
     changes: list[dict] = field(default_factory=list)
     answer: list[str] | None = None
@@ -55,11 +62,11 @@ class Attempt:
     node: object = None
 
     def to_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "node"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("node", "parsed")}
 
 
 @dataclass
-class Compiled:
+class Trace:
     """The outcome for one question: every stage's output, the chosen attempt, timings."""
 
     question: str
@@ -105,18 +112,18 @@ class Compiler:
         self.selector = DemoSelector(pool) if pool else None
         self.chooser = LMChooser(lm)
 
-    def compile(self, question: str, options: CompileOptions | None = None) -> Compiled:
-        """Compile one question; raises KoplcError when nothing in it links to the KB."""
+    def compile(self, question: str, options: CompileOptions | None = None) -> Trace:
+        """Compile one question; raises NoLink when nothing in it links to the KB."""
         opts = options or self.options
         linked = link(question, self.kb)
         if not linked.entities and not linked.concepts:
-            raise KoplcError(f"nothing in the question links to the KB: {question.strip()!r} "
-                             "names no entity or concept the KB has", code="no-link")
+            raise NoLink(f"nothing in the question links to the KB: {question.strip()!r} "
+                         "names no entity or concept the KB has")
         seconds = {"generation": 0.0, "grounding": 0.0, "execution": 0.0}
         twin, reused = self._reuse(linked, opts, seconds)
         if reused is not None and reused.answer:
-            return Compiled(linked.question, list(linked.entities), list(linked.concepts),
-                            [twin.question], [reused], 0, seconds)
+            return Trace(linked.question, list(linked.entities), list(linked.concepts),
+                         [twin.question], [reused], 0, seconds)
         if opts.demos == "fixed" or self.selector is None:
             demos = FIXED[: opts.n_demos]
         else:
@@ -150,8 +157,8 @@ class Compiler:
             chosen = self._repair(attempts, linked.question, prompt, seconds)
         if reused is not None:
             attempts.append(reused)  # kept for --explain, after the generated ones
-        return Compiled(linked.question, list(linked.entities), list(linked.concepts),
-                        [d.question for d in demos], attempts, chosen, seconds)
+        return Trace(linked.question, list(linked.entities), list(linked.concepts),
+                     [d.question for d in demos], attempts, chosen, seconds)
 
     def _reuse(self, linked, opts: CompileOptions, seconds):
         """Case reuse: when the pool holds a question phrased exactly like this one (entities
@@ -172,7 +179,7 @@ class Compiler:
             node = steps_syntax.parse(text).program
         except KoplcError as err:
             return replace(attempt, failed="parse", error=err.render())
-        attempt.program = steps_syntax.print_program(node)
+        attempt.program, attempt.parsed = steps_syntax.print_program(node), node
         errors = [d for d in check(node) if d.is_error]
         if errors:
             return replace(attempt, failed="type", error="; ".join(d.message for d in errors))
@@ -232,7 +239,7 @@ class Compiler:
         first = len(attempts)
         for text, n in found.items():
             attempts.append(Attempt(
-                calls_of(text), source="repair", program=text, grounded=text,
+                calls_of(text), source="repair", program=text, parsed=n.program, grounded=text,
                 changes=[{"pass": "path-repair", "op": "Relate", "edit": n.edit}],
                 answer=list(n.answer), score=self._repair_score(text, question, prompt),
                 node=n.program))

@@ -54,13 +54,16 @@ def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):
 
 def test_tiny_model_programs_parse_type_check_and_run():
     folder, _ = tiny_model()
+    frontend, kb = api.open_frontend("gnn", model=folder), api.load_kb(KB)
     questions = eval_file().read_text().splitlines()[:8]
     for line in questions:
-        text = line.split("\t")[1]
-        result = api.gnn_compile(text, KB, folder)
-        report = api.check(result["program"], "kopl-nested")
-        assert report.ok, (result["program"], report.diagnostics)
-        assert result["faithful"] == (result["program_answers"] == result["gnn_answers"])
+        result = api.compile(line.split("\t")[1], kb, frontend)
+        program = api.print_program(result.program, result.syntax)
+        report = api.check(program, "kopl-nested")
+        assert report.ok, (program, report.diagnostics)
+        notes = result.provenance.notes
+        assert notes["faithful"] == (set(notes["program_answers"]) == set(notes["gnn_answers"]))
+        assert result.answers and result.sparql and result.seconds["reasoning"] > 0
 
 
 def test_cli_compile_prints_program_sparql_and_answer(tmp_path, capsys):
@@ -70,5 +73,5 @@ def test_cli_compile_prints_program_sparql_and_answer(tmp_path, capsys):
     assert main(["compile", str(question), "--frontend", "gnn", "--kb", str(KB),
                  "--model", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("program: QueryName(")
-    assert "SPARQL:" in out and "answer: [" in out
+    assert out.startswith("program:\nQueryName(")
+    assert "SPARQL:\n" in out and "answer:\n" in out

@@ -1,4 +1,4 @@
-"""The front ends' commands: compile (LLM or GNN), eval, gnn train/eval."""
+"""The front ends' commands: compile and eval (any front end), gnn train/eval."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 from koplc import api
 from koplc.cli.common import EXIT_USER_ERROR
-from koplc.kopl.errors import KoplcError
+from koplc.frontends import FRONTENDS
 
 EMITS = ("kopl", "ir-json", "sparql", "answer", "all")
 
@@ -22,19 +22,12 @@ NO_REUSE_HELP = ("always generate: do not reuse the program of a pool question p
 def add_compile(commands) -> None:
     compile_cmd = commands.add_parser(
         "compile", help="compile questions into grounded KoPL, SPARQL and answers",
-        description="compile natural-language questions (one per line) with the LLM front end")
+        description="compile natural-language questions (one per line) with a front end")
     compile_cmd.add_argument("file", metavar="FILE", help="question file, or - for standard input")
-    compile_cmd.add_argument("--kb", help="KB file (default: the MetaQA movie KB shipped with koplc)")
-    compile_cmd.add_argument("--lm", default="embedded",
-                             help="embedded (default), an OpenAI-compatible server URL, a .gguf "
-                             "file or a Hugging Face model folder")
     compile_cmd.add_argument("--emit", default="all", choices=EMITS)
-    compile_cmd.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
     compile_cmd.add_argument("--explain", action="store_true",
                              help="also print every stage's output (on standard error)")
-    compile_cmd.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
-    compile_cmd.add_argument("--frontend", choices=["llm", "gnn"], default="llm")
-    compile_cmd.add_argument("--model", help="GNN model folder (--frontend gnn)")
+    _frontend_flags(compile_cmd)
     compile_cmd.set_defaults(run=_compile)
     evaluate = commands.add_parser("eval", help="evaluate the LLM front end on a dataset",
                                    description="Hits@1, F1 and a failure breakdown")
@@ -53,69 +46,61 @@ def add_compile(commands) -> None:
     evaluate.set_defaults(run=_eval)
 
 
+def _frontend_flags(sub) -> None:
+    sub.add_argument("--frontend", choices=list(FRONTENDS), default="llm")
+    sub.add_argument("--kb", help="KB file (default: the MetaQA movie KB shipped with koplc)")
+    sub.add_argument("--lm", default="embedded",
+                     help="llm: embedded (default), an OpenAI-compatible server URL, a .gguf "
+                     "file or a Hugging Face model folder")
+    sub.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
+    sub.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
+    sub.add_argument("--model", help="gnn: the trained model folder")
+
+
+def _settings(args) -> dict:
+    settings = {"lm": args.lm, "response_cache": args.response_cache, "model": args.model,
+                "reuse": not args.no_reuse}
+    return {**settings, "leave_template_out": getattr(args, "leave_template_out", False)}
+
+
 def _compile(args) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # koplc never downloads a model at run time
-    if args.frontend == "gnn":
-        if not args.kb or not args.model:
-            raise KoplcError("--frontend gnn needs --kb and --model", code="usage")
-        return _gnn_compile(args)
-    from koplc.llm.pipeline import CompileOptions
-
-    questions = api.read_questions_file(args.file)
-    compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache),
-                            options=CompileOptions(reuse=not args.no_reuse))
+    questions = api.read_questions(args.file)
+    results = api.compile_questions(questions, args.frontend, kb_path=args.kb,
+                                    **_settings(args))
+    if len(questions) == 1:
+        return _print_one(next(results), args)
     failed = False
-    for question in questions:
-        try:
-            result = compiler.compile(question)
-        except KoplcError as err:
-            if len(questions) == 1:
-                raise
-            print(json.dumps({"question": question, "ok": False, "error": err.render()}))
-            failed = True
-            continue
-        failed |= not result.answer
-        record = _compiled_record(result, args.emit)
-        if len(questions) > 1:
-            print(json.dumps(record, ensure_ascii=False))
-        else:
-            _print_compiled(record, args.emit)
-        if args.explain:
-            print(json.dumps(result.to_json(), indent=1, ensure_ascii=False), file=sys.stderr)
-    if failed and len(questions) == 1:
-        best = result.best or result.attempts[-1]
-        print(f"koplc: no answer: {best.failed}: {best.error or 'the program found nothing'}",
-              file=sys.stderr)
+    for compiled in results:
+        record = api.compiled_record(compiled, args.emit)
+        failed |= not record["ok"]
+        print(json.dumps(record, ensure_ascii=False), flush=True)
+        _explain(compiled, args)
     return EXIT_USER_ERROR if failed else 0
 
 
-def _compiled_record(result, emit: str) -> dict:
-    best = result.best or result.attempts[-1]
-    node = best.node
-    record = {"question": result.question, "ok": bool(result.answer)}
-    if emit in ("kopl", "all"):
-        record["kopl"] = best.grounded or best.program or best.raw
-    if emit in ("ir-json", "all") and node is not None:
-        record["ir"] = node.model_dump(mode="json")
-    if emit in ("sparql", "all") and node is not None:
-        record["sparql"] = api.lower_sparql(node)
-    if emit in ("answer", "all"):
-        record["answer"] = result.answer
-    return record
-
-
-def _print_compiled(record: dict, emit: str) -> None:
-    if emit == "answer":
+def _print_one(compiled, args) -> int:
+    record = api.compiled_record(compiled, args.emit)
+    if args.emit == "answer":
         print("\n".join(record["answer"]))
-        return
-    if emit == "ir-json":
+    elif args.emit == "ir-json":
         print(json.dumps(record.get("ir"), indent=2, ensure_ascii=False))
-        return
-    for key, title in (("kopl", "program"), ("sparql", "SPARQL"), ("answer", "answer")):
-        if key in record:
-            value = record[key]
-            text = "\n".join(value) if isinstance(value, list) else value
-            print(f"{title}:\n{text}\n" if emit == "all" else text)
+    elif compiled.final is not None or compiled.raw:
+        for key, title in (("kopl", "program"), ("sparql", "SPARQL"), ("answer", "answer")):
+            if key in record:
+                value = record[key]
+                text = "\n".join(value) if isinstance(value, list) else value
+                print(f"{title}:\n{text}\n" if args.emit == "all" else text)
+    _explain(compiled, args)
+    if compiled.ok:
+        return 0
+    print(f"koplc: no answer: {record['failure']}: {record['error']}", file=sys.stderr)
+    return EXIT_USER_ERROR
+
+
+def _explain(compiled, args) -> None:
+    if args.explain:
+        print(json.dumps(compiled.to_json(), indent=1, ensure_ascii=False), file=sys.stderr)
 
 
 def _eval(args) -> int:
@@ -191,19 +176,4 @@ def _gnn_train(args) -> int:
 def _gnn_eval(args) -> int:
     for split, metrics in api.gnn_eval(args.kb, args.model, args.data).items():
         print(split, json.dumps(metrics))
-    return 0
-
-
-def _gnn_compile(args) -> int:
-    if getattr(args, "frontend", None) not in (None, "gnn"):
-        raise KoplcError(f"the {args.frontend} front end is not available in compile here",
-                         code="usage")
-    if not args.model:
-        raise KoplcError("--frontend gnn needs --model DIR (a trained GNN)", code="usage")
-    result = api.gnn_compile(api.read_text(args.file), args.kb, args.model)
-    print(f"program: {result['program']}")
-    print(f"SPARQL:\n{result['sparql']}")
-    print(f"answer: {json.dumps(result['answers'], ensure_ascii=False)}")
-    print(f"faithful: {result['faithful']} (GNN: {len(result['gnn_answers'])} answers, "
-          f"program: {len(result['program_answers'])})")
     return 0

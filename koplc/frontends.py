@@ -1,0 +1,59 @@
+"""The front-end registry: `--frontend` names to the modules that open them.
+
+A front end is one module with an `open_frontend(settings) -> FrontEnd` function
+(koplc.kopl.frontend) plus one line here. Modules load on first use, so torch or llama.cpp load
+only for the front end asked for. Every front end reached through `open_frontend` has its
+programs lowered to SPARQL here, in one place (gnn/ may not import the SPARQL backend).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from importlib import import_module
+
+from koplc.kopl.errors import KoplcError, LoweringError, UnsupportedConstruct
+from koplc.kopl.frontend import Compiled, FrontEnd, Settings
+from koplc.kopl.ir import Node
+
+FRONTENDS = {
+    "llm": "koplc.llm.frontend",
+    "gnn": "koplc.gnn.frontend",
+    "agent": "koplc.llm.agent.frontend",
+}
+
+
+def open_frontend(name: str, settings: Settings | None = None) -> FrontEnd:
+    """The front end called `name`, opened with `settings`, its programs lowered to SPARQL."""
+    if name not in FRONTENDS:
+        raise KoplcError(f"unknown front end {name!r}; choose one of {', '.join(FRONTENDS)}",
+                         code="usage")
+    opened = import_module(FRONTENDS[name]).open_frontend(settings or Settings())
+    return WithSparql(opened)
+
+
+class WithSparql:
+    """A front end whose Compiled results carry the SPARQL of the program that ran."""
+
+    def __init__(self, inner: FrontEnd):
+        self.inner = inner
+        self.name, self.ranking = inner.name, inner.ranking
+
+    def compile(self, question: str, kb) -> Compiled:
+        compiled = self.inner.compile(question, kb)
+        if compiled.final is None or compiled.sparql is not None:
+            return compiled
+        clock = time.perf_counter()
+        sparql, reason = lower_sparql(compiled.final)
+        seconds = {**compiled.seconds, "lowering": time.perf_counter() - clock}
+        return replace(compiled, sparql=sparql, no_sparql=reason, seconds=seconds)
+
+
+def lower_sparql(program: Node) -> tuple[str | None, str | None]:
+    """(the SPARQL of `program`, None), or (None, why it has none)."""
+    from koplc.sparql_backend.lower import lower
+
+    try:
+        return lower(program).text(), None
+    except (LoweringError, UnsupportedConstruct) as err:
+        return None, err.render()

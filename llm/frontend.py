@@ -1,0 +1,77 @@
+"""The few-shot LLM front end (llm/pipeline.py) behind the FrontEnd protocol."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from koplc.kopl.frontend import Compiled, Provenance, Settings
+from koplc.llm.demos import template_of
+from koplc.llm.pipeline import Attempt, CompileOptions, Compiler, NoLink, Trace
+
+
+class LlmFrontEnd:
+    """Few-shot KoPL generation, QUACK grounding with the LM, execution, reranking and repair.
+
+    The Compiler of a KB (prompt prefix, demonstration pool, indexes) is built on the first
+    question about it and kept; `compiler` hands it one already built."""
+
+    name = "llm"
+    ranking = ("a program's answer is a set, listed in the executor's order (the KB's); its "
+               "first member is the top answer")
+
+    def __init__(self, lm, *, options: CompileOptions | None = None,
+                 leave_template_out: bool = False, pool=None, compiler: Compiler | None = None):
+        self.lm, self.pool = lm, pool
+        self.options = options or CompileOptions()
+        self.leave_template_out = leave_template_out
+        self._held = None if compiler is None else (compiler.kb, compiler)
+
+    def compiler(self, kb) -> Compiler:
+        """The Compiler for `kb`, kept for the last KB asked about (its grounding indexes are
+        kept by the KB's file)."""
+        if self._held is None or self._held[0] is not kb:
+            self._held = (kb, Compiler(kb, self.lm, kb_path=kb.source or None, pool=self.pool,
+                                       options=self.options))
+        return self._held[1]
+
+    def compile(self, question: str, kb) -> Compiled:
+        """Compile and answer one question on `kb`."""
+        options = self.options
+        if self.leave_template_out:
+            options = replace(options, exclude_template=template_of(question))
+        compiler = self.compiler(kb)
+        try:
+            trace = compiler.compile(question, options)
+        except NoLink as err:
+            return Compiled(question.strip(), self.name, failure="link", error=err.render())
+        return compiled_of(trace)
+
+
+def compiled_of(trace: Trace) -> Compiled:
+    """A pipeline Trace as a Compiled: the chosen attempt, else the greedy one."""
+    best = trace.best or trace.attempts[0]
+    return Compiled(
+        trace.question, LlmFrontEnd.name, "kopl-steps", program=best.parsed,
+        grounded=best.node, raw=best.raw, answers=tuple(trace.answer), failure=trace.failure,
+        error=best.error, seconds=dict(trace.seconds),
+        provenance=Provenance(best.source if trace.answer else None, tuple(trace.demos),
+                              _repair_edit(best),
+                              {"entities": trace.entities, "concepts": trace.concepts}),
+        trace=trace)
+
+
+def _repair_edit(attempt: Attempt) -> str | None:
+    edits = [c["edit"] for c in attempt.changes if c.get("pass") == "path-repair"]
+    return edits[0] if edits else None
+
+
+def open_frontend(settings: Settings) -> LlmFrontEnd:
+    """The LLM front end: the LM of `settings.lm` and the shipped demonstration pool."""
+    from koplc.llm.defaults import default_pool, open_lm
+
+    lm = settings.lm
+    if isinstance(lm, str):
+        lm = open_lm(lm, settings.response_cache)
+    options = settings.options or CompileOptions(reuse=settings.reuse)
+    return LlmFrontEnd(lm, options=options, leave_template_out=settings.leave_template_out,
+                       pool=default_pool())
