@@ -6,6 +6,9 @@
 Configs: full (pool includes the question's template), lto (leave-template-out), and LTO
 ablations: lto-no-grammar, lto-no-quack, lto-no-rerank, lto-no-guidance; user (the
 user-phrased set in tests/fixtures/llm/user_questions.jsonl, full pipeline).
+
+Each config runs the registry's `llm` front end through `koplc eval`'s loop and scoring, and
+leaves `koplc eval`'s report in OUT/CONFIG/; report.md here puts the configs side by side.
 """
 
 from __future__ import annotations
@@ -16,13 +19,13 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from tqdm import tqdm
-
 from koplc import api
-from koplc.kopl.metaqa import Question
+from koplc.evaluate import evaluate_questions, read_gold_questions, report_of
+from koplc.kopl.scoring import timing
 from koplc.llm.demos import template_of
-from koplc.llm.evaluate import dev_questions, evaluate_one, summarize
 from koplc.llm.pipeline import CompileOptions
+from koplc.llm.prompt import PromptBuilder
+from koplc.report import write_report
 
 HERE = Path(__file__).resolve().parent.parent
 CONFIGS = {
@@ -36,14 +39,12 @@ CONFIGS = {
     "lto-no-guidance": (CompileOptions(execution_guidance=False), True),
     "user": (CompileOptions(), False),
 }
+USER_QUESTIONS = HERE / "tests/fixtures/llm/user_questions.jsonl"
 
 
-def user_questions(limit: int | None) -> list[Question]:
-    """The user-phrased set as MetaQA Questions (no brackets: linking must find the topic)."""
-    rows = [json.loads(line) for line in
-            (HERE / "tests/fixtures/llm/user_questions.jsonl").read_text().splitlines()]
-    questions = [Question(i, r["question"], r["topic"], frozenset(r["answers"]), r["qtype"])
-                 for i, r in enumerate(rows)]
+def user_questions(limit: int | None) -> list:
+    """The user-phrased set (no brackets: linking must find the topic), the first `limit`."""
+    questions = read_gold_questions([USER_QUESTIONS])
     return questions[:limit] if limit else questions
 
 
@@ -72,31 +73,37 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     lm = api.open_lm(args.lm, args.response_cache or out / "responses.sqlite",
                      speculative=args.decoding == "speculative")
-    compiler = api.compiler(lm=lm)
-    speed = [reading_speed(lm, compiler.builder.prefix)]
+    kb = api.load_kb(api.default_kb_path())
+    prefix = PromptBuilder.for_kb(kb).prefix
+    speed = [reading_speed(lm, prefix)]
     hops = tuple(int(h) for h in args.hops.split(","))
     for name in args.configs.split(","):
         options, lto = CONFIGS[name]
         if args.n_demos:
             options = replace(options, n_demos=args.n_demos)
+        # The same front end `koplc eval --frontend llm` runs, through the registry.
+        frontend = api.open_frontend("llm", lm=lm, options=options, leave_template_out=lto)
+        files = [USER_QUESTIONS] if name == "user" else api.metaqa_dev_files(hops, args.data)
         questions = user_questions(args.limit) if name == "user" else \
-            dev_questions(args.data, hops, args.limit)
+            read_gold_questions(files, limit=args.limit)
         if args.order == "template":
             # Same template -> same masked question -> same demonstrations: only the question
             # line is new to llama.cpp. Answers are unchanged; per-question times are not
             # a single question's latency (measure that with --order file).
-            questions.sort(key=lambda q: (q.hops, template_of(q.text)))
+            questions.sort(key=lambda q: (q.kind, template_of(q.text)))
         records = []
         # Written as they come, so a run cut short still leaves its slice.
         with (out / f"{name}.jsonl").open("w", encoding="utf-8") as sink:
-            for q in tqdm(questions, desc=name, unit="q"):
-                records.append(evaluate_one(compiler, q, replace(options), lto))
-                sink.write(json.dumps(records[-1], ensure_ascii=False) + "\n")
+            for record in evaluate_questions(questions, frontend, kb, progress=True):
+                records.append(record)
+                sink.write(json.dumps(record, ensure_ascii=False) + "\n")
                 sink.flush()
-        summary = summarize(records)
+        summary = report_of(frontend, records, files)
+        write_report(out / name, summary, records)  # koplc eval's report.json/.md/.png
+        summary["prompt_reuse"] = {kind: prompt_reuse(records, kind) for kind in summary["kinds"]}
         (out / f"{name}.summary.json").write_text(json.dumps(summary, indent=1))
-        print(name, json.dumps(summary), flush=True)
-    speed.append(reading_speed(lm, compiler.builder.prefix))
+        print(name, json.dumps(summary["kinds"]), flush=True)
+    speed.append(reading_speed(lm, prefix))
     if speed[0]:
         # This shared machine's speed drifts (the same read took 0.5 s and 0.95 s minutes
         # apart), so the timings carry how fast llama.cpp read when the run began and ended.
@@ -105,6 +112,20 @@ def main() -> None:
     report = markdown(out)
     (out / "report.md").write_text(report)
     print(report)
+
+
+def prompt_reuse(records: list[dict], kind: str) -> dict:
+    """Timings of `kind`'s questions split by whether an earlier question of the run had the
+    same demonstrations: then llama.cpp holds that prompt's KV cache and reads only the
+    question line."""
+    seen, new, again = set(), [], []
+    for r in records:
+        key = tuple(r["demos"])
+        if r["kind"] == kind and key and r["answered_by"] != "reuse":
+            (again if key in seen else new).append(r)
+        seen.add(key)
+    return {"seconds_new_prompt": timing(new), "n_new_prompt": len(new),
+            "seconds_seen_prompt": timing(again), "n_seen_prompt": len(again)}
 
 
 def reading_speed(lm, text: str) -> float | None:
@@ -124,10 +145,12 @@ def markdown(out: Path) -> str:
         path = out / f"{name}.summary.json"
         if not path.exists():
             continue
-        for hop, s in json.loads(path.read_text()).items():
+        summary = json.loads(path.read_text())
+        for hop, s in summary["kinds"].items():
+            s = {**s, **summary["prompt_reuse"][hop]}
             failures = ", ".join(f"{k} {v}" for k, v in sorted(s["failures"].items()))
-            errors = ", ".join(f"{k} {v}" for k, v in sorted(s.get("errors", {}).items()))
-            sources = ", ".join(f"{k} {v}" for k, v in sorted(s.get("sources", {}).items()))
+            errors = ", ".join(f"{k} {v}" for k, v in sorted(s["wrong_programs"].items()))
+            sources = ", ".join(f"{k} {v}" for k, v in sorted(s["answered_by"].items()))
             rows.append(f"| {name} | {hop} | {s['n']} | {s['hits@1']} | {s['f1']} | "
                         f"{sources} | {failures} | {errors} |")
             for label, t in (("all", s["seconds"]),

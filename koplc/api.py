@@ -335,6 +335,44 @@ def read_questions(path: str | Path) -> list[str]:
     return questions
 
 
+# Evaluation: a front end on question files with gold answers (MetaQA TSV or JSONL): run by
+# koplc.evaluate, scored by koplc.kopl.scoring, written out by koplc.report.
+
+
+def default_metaqa_folder() -> Path:
+    """Where `koplc eval` reads the MetaQA dev files when it is given no question file: the
+    verified dev questions shipped with koplc, unpacked into the cache on first use."""
+    from koplc.llm.defaults import default_dev_folder
+
+    return default_dev_folder()
+
+
+def metaqa_dev_files(hops: Iterable[int] = (1, 2, 3),
+                     folder: str | Path | None = None) -> list[Path]:
+    """The verified MetaQA dev question files of `hops`, in `folder` or the default one."""
+    folder = Path(folder) if folder else default_metaqa_folder()
+    return [folder / f"qa_{hop}hop_dev.tsv" for hop in hops]
+
+
+def evaluate(files: list, frontend="llm", *, out: str | Path, kb_path: str | Path | None = None,
+             kind: str | None = None, limit: int | None = None, progress: bool = False,
+             **settings) -> tuple[dict, dict[str, Path]]:
+    """Evaluate a front end (a name, opened with `settings`, or a FrontEnd) on question files
+    (MetaQA TSV or JSONL; at most `limit` questions of each kind, spread evenly); writes
+    report.json, report.md, report.png and predictions.jsonl into folder `out`. Returns the
+    report and the paths written."""
+    from koplc.evaluate import evaluate_questions, read_gold_questions, report_of
+    from koplc.report import write_report
+
+    questions = read_gold_questions(files, kind, limit)  # a bad file fails before a model loads
+    if isinstance(frontend, str):
+        frontend = open_frontend(frontend, **settings)
+    kb = load_kb(kb_path or default_kb_path())
+    records = list(evaluate_questions(questions, frontend, kb, progress=progress))
+    report = report_of(frontend, records, files)
+    return report, write_report(out, report, records)
+
+
 # SPARQL: RDF export of a KB, lowering to SPARQL 1.1, and running on pyoxigraph or a remote
 # endpoint (koplc.sparql_backend). Imported where used: pyoxigraph loads only when needed.
 

@@ -73,10 +73,11 @@ def test_cli_jsonl_and_no_link(tmp_path, capsys):
 
 def test_cli_eval_writes_predictions_and_a_breakdown(tmp_path, capsys):
     """With no --data: MetaQA's verified dev questions shipped in the package."""
-    out = tmp_path / "predictions.jsonl"
+    out = tmp_path / "report"
     assert cli.main(["eval", "--hops", "1", "--limit", "2", "--out", str(out)]) == 0
-    summary = json.loads(capsys.readouterr().out)
-    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "| 1-hop | 2 |" in capsys.readouterr().out
+    summary = json.loads((out / "report.json").read_text())["kinds"]
+    rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
     assert len(rows) == 2 and summary["1-hop"]["n"] == 2
     assert {"question", "hits1", "f1", "failure", "program", "seconds"} <= set(rows[0])
     assert summary["1-hop"]["hits@1"] == 100 * sum(r["hits1"] for r in rows) / 2

@@ -29,20 +29,26 @@ def add_compile(commands) -> None:
                              help="also print every stage's output (on standard error)")
     _frontend_flags(compile_cmd)
     compile_cmd.set_defaults(run=_compile)
-    evaluate = commands.add_parser("eval", help="evaluate the LLM front end on a dataset",
-                                   description="Hits@1, F1 and a failure breakdown")
-    evaluate.add_argument("--dataset", default="metaqa", choices=["metaqa"])
+    evaluate = commands.add_parser(
+        "eval", help="evaluate a front end on question files",
+        description="Hits@1, F1, failures per stage and timings, per kind of question; "
+        "writes report.json, report.md, report.png and predictions.jsonl")
+    evaluate.add_argument("files", nargs="*", metavar="FILE",
+                          help="MetaQA TSV or JSONL question files (default: the MetaQA dev "
+                          "files of --hops)")
+    evaluate.add_argument("--kind", help="the kind of the files' questions (default: the "
+                          "record's own kind, else the hop count in the file name or type)")
+    evaluate.add_argument("--limit", type=int,
+                          help="questions per kind, spread evenly over the files")
+    evaluate.add_argument("--out", default="eval-report", help="report folder")
+    evaluate.add_argument("--leave-template-out", action="store_true",
+                          help="llm: leave each question's own template out of the pool")
+    evaluate.add_argument("--dataset", default="metaqa", choices=["metaqa"],
+                          help="without FILE: the dataset to read")
     evaluate.add_argument("--split", default="dev", choices=["dev"])
-    evaluate.add_argument("--data", default="../shared/data/metaqa",
-                          help="folder holding qa_{1,2,3}hop_dev.tsv")
-    evaluate.add_argument("--hops", default="1,2,3")
-    evaluate.add_argument("--limit", type=int, help="questions per hop")
-    evaluate.add_argument("--kb", help="KB file (default: the shipped MetaQA KB)")
-    evaluate.add_argument("--lm", default="embedded")
-    evaluate.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
-    evaluate.add_argument("--leave-template-out", action="store_true")
-    evaluate.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
-    evaluate.add_argument("--out", default="predictions.jsonl")
+    evaluate.add_argument("--data", help="without FILE: the folder holding qa_{1,2,3}hop_dev.tsv")
+    evaluate.add_argument("--hops", default="1,2,3", help="without FILE: the hops to read")
+    _frontend_flags(evaluate)
     evaluate.set_defaults(run=_eval)
 
 
@@ -105,19 +111,12 @@ def _explain(compiled, args) -> None:
 
 def _eval(args) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from tqdm import tqdm
-
-    from koplc.llm.evaluate import dev_questions, evaluate_one, summarize, write_jsonl
-    from koplc.llm.pipeline import CompileOptions
-
-    hops = tuple(int(h) for h in args.hops.split(","))
-    questions = dev_questions(args.data, hops, args.limit)
-    compiler = api.compiler(args.kb, api.open_lm(args.lm, args.response_cache))
-    options = CompileOptions(reuse=not args.no_reuse)
-    records = [evaluate_one(compiler, q, options, args.leave_template_out)
-               for q in tqdm(questions, desc="eval", unit="q")]
-    write_jsonl(records, args.out)
-    print(json.dumps(summarize(records), indent=1))
+    files = args.files or api.metaqa_dev_files(
+        [int(h) for h in args.hops.split(",")], args.data)
+    _, paths = api.evaluate(files, args.frontend, out=args.out, kb_path=args.kb, kind=args.kind,
+                            limit=args.limit, progress=True, **_settings(args))
+    print(paths["report.md"].read_text(encoding="utf-8"))
+    print(f"written: {', '.join(str(p) for p in paths.values())}")
     return 0
 
 
