@@ -95,16 +95,22 @@ class KBIGER(nn.Module):
                                  else torch.zeros(config.n_types, 8, dtype=torch.long))
             self.prior_scale = nn.Parameter(torch.tensor(5.0))
 
-    def name_prior(self, attention: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    def name_prior(self, attention: torch.Tensor, tokens: torch.Tensor,
+                   embedded: tuple | None = None) -> torch.Tensor:
         """B x T: cosine between the words the instruction attends to and each edge type's
         relation name, in the word-embedding space ("wrote" near "written", "genre" near
-        "has genre"), scaled by a learnt factor."""
-        attended = (attention[..., None] * self.words(tokens)).sum(1)
-        real = (self.name_ids != 0).float()  # not the padding (MiniLM's [PAD] is no zero row)
-        names = (self.words(self.name_ids) * real[..., None]).sum(1)
-        names = names / real.sum(1, keepdim=True).clamp(min=1)
+        "has genre"), scaled by a learnt factor. `embedded`: `self.embedded(tokens)`, when a
+        caller asks for several steps of one batch."""
+        words, names = embedded or self.embedded(tokens)
+        attended = (attention[..., None] * words).sum(1)
         return self.prior_scale * nn.functional.cosine_similarity(
             attended[:, None, :], names[None], dim=-1, eps=EPS)
+
+    def embedded(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The tokens' word vectors (B x L x w) and each edge type's mean name vector (T x w)."""
+        real = (self.name_ids != 0).float()  # not the padding (MiniLM's [PAD] is no zero row)
+        names = (self.words(self.name_ids) * real[..., None]).sum(1)
+        return self.words(tokens), names / real.sum(1, keepdim=True).clamp(min=1)
 
     def encode(self, tokens: torch.Tensor, mask: torch.Tensor):
         """Token states h_j (B x L x d) and the question vector q (B x d)."""
@@ -139,6 +145,7 @@ class KBIGER(nn.Module):
         incident = incident.view(n, n_types)
         degree = incident.sum(1, keepdim=True).clamp(min=1)
         entity = torch.relu(incident @ self.init_entity(relation) / degree)              # eq. 7
+        embedded = self.embedded(batch.tokens) if self.config.name_prior else None
         score = start
         instruction = torch.zeros_like(question)
         graph = torch.zeros_like(question)
@@ -150,7 +157,7 @@ class KBIGER(nn.Module):
             instruction = (attention[..., None] * states).sum(1)                       # eq. 5
             type_logits = self.match(instruction) @ relation.T                         # eq. 8
             if self.config.name_prior:
-                type_logits = type_logits + self.name_prior(attention, batch.tokens)
+                type_logits = type_logits + self.name_prior(attention, batch.tokens, embedded)
             weights = torch.softmax(type_logits, -1)
             flow = score[src] * weights[edge_owner, kinds]                             # eq. 9
             if open_edge is not None:

@@ -94,7 +94,7 @@ class Retriever:
         cols = np.concatenate([graph.dst, graph.src])
         adj = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
         degree = np.asarray(adj.sum(axis=0)).ravel()
-        self.walk = (adj @ sp.diags(1.0 / np.maximum(degree, 1.0))).tocsr()
+        self.walk = (adj @ sp.diags(1.0 / np.maximum(degree, 1.0))).tocsr().astype(np.float32)
         key = np.concatenate([graph.src, graph.rel, graph.dst]).astype(np.int64).tobytes()
         digest = hashlib.blake2b(key + repr((hops, size, alpha)).encode(),
                                  digest_size=6).hexdigest()
@@ -116,12 +116,13 @@ class Retriever:
         self.cache.flush()
 
     def _ppr(self, seeds: list[int]) -> list[np.ndarray]:
-        start = np.zeros((len(self.graph.names), len(seeds)))
-        start[seeds, range(len(seeds))] = 1.0
-        score, mass = self.alpha * start, start
+        mass = np.zeros((len(self.graph.names), len(seeds)), dtype=np.float32)
+        mass[seeds, range(len(seeds))] = 1.0
+        score = self.alpha * mass
         for _ in range(self.hops):
-            mass = (1 - self.alpha) * (self.walk @ mass)
-            score = score + self.alpha * mass
+            mass = self.walk @ mass
+            mass *= 1 - self.alpha
+            score += self.alpha * mass
         score = np.ascontiguousarray(score.T)  # one row per seed
         out = []
         for seed, row in zip(seeds, score, strict=True):

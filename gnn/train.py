@@ -113,23 +113,38 @@ def evaluate(state: dict, kb, graph, retriever, tokenizer, questions: list,
              batch_size: int = 64, progress: bool = False) -> dict:
     """Hits@1 and F1 per hop for the GNN, the emitted program and the front end's answer;
     faithfulness. Streams: the subgraphs of one batch at a time are in memory."""
-    reasoner = state["reasoner"]
     pairs = linked(questions, graph, strict=True)
     retriever.prepare([topic for _, topic in pairs])
-    pairs.sort(key=lambda pair: (retriever.cache.size(pair[1]), pair[1]))
-    rows: dict[str, list] = defaultdict(list)
+    return summary(scored(state, kb, graph, retriever, tokenizer, pairs, batch_size, progress))
+
+
+def scored(state: dict, kb, graph, retriever, tokenizer, pairs: list, batch_size: int = 64,
+           progress: bool = False) -> list[tuple[int, dict, str]]:
+    """(hops, metrics, question text) of each linked (question, topic) pair whose node set is
+    prepared, in subgraph-size order (batches of similar cost)."""
+    pairs = sorted(pairs, key=lambda pair: (retriever.cache.size(pair[1]), pair[1]))
+    rows = []
     bar = tqdm(total=len(pairs), desc="eval", disable=not progress, mininterval=2)
     for start in range(0, len(pairs), batch_size):
         examples = examples_of(pairs[start:start + batch_size], retriever, tokenizer,
                                keep_unreachable=True)
-        for example, steps, weights in run_model(reasoner, examples, batch_size):
+        for example, steps, weights in run_model(state["reasoner"], examples, batch_size):
             p = predict(example, steps, weights, state["relations"], graph.names, kb, graph)
-            for key in (f"{example.hops}-hop", "all"):
-                rows[key].append(scores_of(p, example))
+            rows.append((example.hops, scores_of(p, example), example.text))
         bar.update(len(examples))
     bar.close()
+    return rows
+
+
+def summary(rows: list[tuple]) -> dict:
+    """Per hop and over all: the count and the mean of each metric, in percent (rows: hops and
+    metrics first, as `scored` gives them)."""
+    groups: dict[str, list] = defaultdict(list)
+    for hops, row, *_ in rows:
+        groups[f"{hops}-hop"].append(row)
+        groups["all"].append(row)
     return {key: {"n": len(r), **{m: round(100 * float(np.mean([x[m] for x in r])), 2)
-                                  for m in r[0]}} for key, r in sorted(rows.items())}
+                                  for m in r[0]}} for key, r in sorted(groups.items())}
 
 
 def scores_of(p, example) -> dict:
