@@ -103,22 +103,26 @@ class GnnFrontEnd:
         self._held: tuple | None = None
 
     def setup(self, kb) -> Setup:
-        """The graph, retriever and tokenizer for `kb`, kept for the last KB asked about."""
+        """The graph, retriever and tokenizer for `kb`, kept for the last KB asked about (built
+        during a question, they are its "setup" stage)."""
         if self._held is None or self._held[0] is not kb:
             self._held = (kb, setup_for(kb, self.state, self.folder))
         return self._held[1]
 
     def compile(self, question: str, kb) -> Compiled:
         """The program and answers for one question (topic in [brackets] or linked)."""
+        clock, fresh = time.perf_counter(), self._held is None or self._held[0] is not kb
         text, parts = question.strip(), self.setup(kb)
+        seconds = {"setup": time.perf_counter() - clock} if fresh else {}
         clock = time.perf_counter()
         try:
             [example] = build_examples([Question(None, text, "", frozenset(), "question")],
                                        parts.retriever, parts.tokenizer, keep_unreachable=True)
         except GnnError as err:
+            seconds["retrieval"] = time.perf_counter() - clock
             return Compiled(text, self.name, "kopl-nested", failure="link", error=err.render(),
-                            seconds={"retrieval": time.perf_counter() - clock})
-        seconds = {"retrieval": time.perf_counter() - clock}
+                            seconds=seconds)
+        seconds["retrieval"] = time.perf_counter() - clock
         clock = time.perf_counter()
         [(_, steps, weights)] = list(run_model(self.state["reasoner"], [example]))
         seconds["reasoning"] = time.perf_counter() - clock

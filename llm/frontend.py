@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from koplc.kopl.frontend import Compiled, Provenance, Settings
@@ -13,7 +14,8 @@ class LlmFrontEnd:
     """Few-shot KoPL generation, QUACK grounding with the LM, execution, reranking and repair.
 
     The Compiler of a KB (prompt prefix, demonstration pool, indexes) is built on the first
-    question about it and kept; `compiler` hands it one already built."""
+    question about it and kept (its seconds are the "setup" stage of that question);
+    `compiler` hands it one already built."""
 
     name = "llm"
     ranking = ("a program's answer is a set, listed in the executor's order (the KB's); its "
@@ -39,12 +41,15 @@ class LlmFrontEnd:
         options = self.options
         if self.leave_template_out:
             options = replace(options, exclude_template=template_of(question))
+        clock, fresh = time.perf_counter(), self._held is None or self._held[0] is not kb
         compiler = self.compiler(kb)
+        setup = {"setup": time.perf_counter() - clock} if fresh else {}
         try:
-            trace = compiler.compile(question, options)
+            compiled = compiled_of(compiler.compile(question, options))
         except NoLink as err:
-            return Compiled(question.strip(), self.name, failure="link", error=err.render())
-        return compiled_of(trace)
+            return Compiled(question.strip(), self.name, failure="link", error=err.render(),
+                            seconds=setup)
+        return replace(compiled, seconds={**setup, **compiled.seconds})
 
 
 def compiled_of(trace: Trace) -> Compiled:
