@@ -115,20 +115,24 @@ class Compiler:
     def compile(self, question: str, options: CompileOptions | None = None) -> Trace:
         """Compile one question; raises NoLink when nothing in it links to the KB."""
         opts = options or self.options
+        clock = time.perf_counter()
         linked = link(question, self.kb)
         if not linked.entities and not linked.concepts:
             raise NoLink(f"nothing in the question links to the KB: {question.strip()!r} "
                          "names no entity or concept the KB has")
-        seconds = {"generation": 0.0, "grounding": 0.0, "execution": 0.0}
+        seconds = {"link": time.perf_counter() - clock, "generation": 0.0, "grounding": 0.0,
+                   "execution": 0.0}
         twin, reused = self._reuse(linked, opts, seconds)
         if reused is not None and reused.answer:
             return Trace(linked.question, list(linked.entities), list(linked.concepts),
                          [twin.question], [reused], 0, seconds)
+        clock = time.perf_counter()
         if opts.demos == "fixed" or self.selector is None:
             demos = FIXED[: opts.n_demos]
         else:
             demos = self.selector.nearest(linked.masked(), opts.n_demos, opts.exclude_template)
         prompt = self.builder.build(linked, demos)
+        seconds["prompt"] = time.perf_counter() - clock
         grammar = self.grammar if opts.grammar == "always" else None
         clock = time.perf_counter()
         if hasattr(self.lm, "keep_prefix"):  # llama.cpp: its KV state, kept across processes
