@@ -24,7 +24,9 @@ from koplc.kopl.exploration import (
     pool_path,
     read_pool,
 )
-from koplc.kopl.exploration.sampler import ASKERS, EXTENDERS, NOT_DRAWN
+from koplc.kopl.exploration.questions import ASKERS
+from koplc.kopl.exploration.sampler import NOT_DRAWN
+from koplc.kopl.exploration.set_steps import EXTENDERS
 from koplc.kopl.kb_cache import load_kb
 from koplc.kopl.metaqa import gold_program
 from koplc.kopl.registry import OPS

@@ -1,9 +1,5 @@
 """Bring your own KB: explore a KB into a pool of programs with answers and questions.
 
-The API other front ends read pools with:
-
->>> from koplc.kopl.exploration import read_pool, pool_for, PoolEntry  # doctest: +SKIP
-
 `explore` / `explore_to_file` make a pool (`koplc explore`), `read_pool(path)` and
 `pool_for(kb_path)` read one back as `PoolEntry` objects (`.program`, `.question`,
 `.questions`, `.answers`, `.pattern`), `canonical_question(program)` is the registry-driven

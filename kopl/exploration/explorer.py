@@ -46,8 +46,9 @@ _VERIFY = (ir.VerifyStr, ir.VerifyNum, ir.VerifyYear, ir.VerifyDate)
 class ExploreOptions:
     """What to explore: how many programs, from which seed, how deep, how many a pattern.
 
-    `max_draws` bounds the work on a KB that has fewer programs to give (default: 40 draws a
-    program asked for); exploration also ends after `stall` draws in a row keep nothing.
+    `max_draws` bounds the work on a KB that has fewer programs to give (default: 20 draws a
+    program asked for); exploration also ends once `stall` draws in a row keep fewer than one
+    in a hundred. An answer of more than `max_answers` items asks for a list no one reads.
     `extension_ops` lets programs use ArgMax, ArgMin and TimeConstraint (S-expression KBs).
     """
 
@@ -57,7 +58,8 @@ class ExploreOptions:
     per_pattern: int = 5
     extension_ops: bool = False
     max_draws: int | None = None
-    stall: int = 5000
+    stall: int = 2000
+    max_answers: int = 100
 
 
 @dataclass
@@ -102,16 +104,18 @@ def explore(kb: KB, options: ExploreOptions = ExploreOptions(), *, kb_name: str 
     check_explorable(kb)
     report = report if report is not None else ExploreReport()
     rng = random.Random(options.seed)
-    sampler = Sampler(kb, rng, report.usage, options.extension_ops)
-    judge = _Judge(kb)
+    sampler = Sampler(kb, rng, report.usage, options.extension_ops, options.max_answers)
+    judge = _Judge(kb, options.max_answers)
     seen: set[str] = set()
     per_pattern: Counter = Counter()
-    max_draws = options.max_draws or 40 * options.programs + 2000
-    since_kept, started = 0, time.perf_counter()
-    while report.kept < options.programs and report.draws < max_draws \
-            and since_kept < options.stall:
+    max_draws = options.max_draws or 20 * options.programs + 2000
+    window_kept, started = 0, time.perf_counter()
+    while report.kept < options.programs and report.draws < max_draws:
+        if report.draws % options.stall == 0 and report.draws:
+            if window_kept * 100 < options.stall:
+                break  # the KB has (almost) nothing new left to give
+            window_kept = 0
         report.draws += 1
-        since_kept += 1
         drawn = sampler.draw(rng.randint(1, options.max_steps))
         if drawn is None:
             report.dropped["no grounded program"] += 1
@@ -139,7 +143,7 @@ def explore(kb: KB, options: ExploreOptions = ExploreOptions(), *, kb_name: str 
         report.hops[entry.hops] += 1
         report.patterns = len(per_pattern)
         report.seconds = time.perf_counter() - started
-        since_kept = 0
+        window_kept += 1
         yield entry
     report.seconds = time.perf_counter() - started
 
@@ -170,8 +174,8 @@ def explore_to_file(kb: KB, out: str | Path, options: ExploreOptions = ExploreOp
 class _Judge:
     """Decides whether an answer says something (not empty, not the topic, not a concept)."""
 
-    def __init__(self, kb: KB):
-        self.kb = kb
+    def __init__(self, kb: KB, max_answers: int):
+        self.kb, self.max_answers = kb, max_answers
         self._entity_members: dict[int, frozenset[int]] = {}
 
     def members(self, concept: int) -> frozenset[int]:
@@ -198,6 +202,8 @@ class _Judge:
             return "empty answer"
         if answer.type is Type.BOOLEAN and answer.value not in ("yes", "no"):
             return "not sure"
+        if len(set(items)) > self.max_answers:
+            return "too many answers"
         asked, topic = set(drawn.asked.ids), drawn.asked.topic
         if isinstance(root, (ir.QueryName, ir.Count)) and asked <= topic:
             return "only the topic"

@@ -19,19 +19,24 @@ from dataclasses import dataclass
 from koplc.kopl import ir
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execute import Executor, StepFailure
+from koplc.kopl.exploration.kinds import (
+    FILTERS,
+    KINDS,
+    ORDERED,
+    QFILTERS,
+    TIME_QUALIFIERS,
+    VERIFIERS,
+    kind_fits,
+    literal,
+)
+from koplc.kopl.exploration.questions import ASKERS
+from koplc.kopl.exploration.set_steps import EXTENDERS
 from koplc.kopl.kb import KB
-from koplc.kopl.types import AmongOp, BetweenOp, Comparator, Type
-from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
+from koplc.kopl.types import Comparator
+from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR
 
 SAMPLE = 12  # members of a set looked at to ground a step
-_ORDERED = (Comparator.EQ, Comparator.NE, Comparator.LT, Comparator.GT)
-_TIME_QUALIFIERS = ("point in time", "start time")
-_FILTERS = {STRING: ir.FilterStr, QUANTITY: ir.FilterNum, YEAR: ir.FilterYear,
-            DATE: ir.FilterDate}
-_QFILTERS = {STRING: ir.QFilterStr, QUANTITY: ir.QFilterNum, YEAR: ir.QFilterYear,
-             DATE: ir.QFilterDate}
-_VERIFIERS = {STRING: ir.VerifyStr, QUANTITY: ir.VerifyNum, YEAR: ir.VerifyYear,
-              DATE: ir.VerifyDate}
+
 # Ops are picked in two stages: a family by its weight (relations are the backbone of a program,
 # joins and extensions the seasoning), then an op of the family, the pool's rarest first.
 _FAMILIES = {
@@ -46,7 +51,6 @@ _FAMILIES = {
     "verify": (1.5, ("VerifyStr", "VerifyNum", "VerifyYear", "VerifyDate")),
 }
 _FAMILY_OF = {op: family for family, (_, ops) in _FAMILIES.items() for op in ops}
-
 
 class Usage:
     """How often the pool uses each op and schema item; picks lean towards the rare ones."""
@@ -91,22 +95,6 @@ class Drawn:
     program: ir.Node
     asked: Draft
 
-
-def literal(value: Value, kind: str) -> str:
-    """The text of a KB value as a literal of `kind` (a date read as a year for FilterYear).
-
-    >>> literal(Value("quantity", 1811.0, "kelvin"), "quantity"), literal(Value("quantity", 3.0, "1"), "quantity")
-    ('1811 kelvin', '3')
-    """
-    if kind == YEAR:
-        return str(value.year)
-    return str(value)
-
-
-def _kind_fits(value: Value, kind: str) -> bool:
-    return value.type == kind or (kind == YEAR and value.type == DATE)
-
-
 class _Remembering(Executor):
     """The native executor, remembering the entity set of each node of the current draw: a
     draft grows by one node at a time, so each step runs only its own op."""
@@ -129,8 +117,10 @@ class _Remembering(Executor):
 class Sampler:
     """Draws grounded programs over one KB."""
 
-    def __init__(self, kb: KB, rng: random.Random, usage: Usage, extension_ops: bool = False):
+    def __init__(self, kb: KB, rng: random.Random, usage: Usage, extension_ops: bool = False,
+                 max_answers: int = 100):
         self.kb, self.rng, self.usage = kb, rng, usage
+        self.max_answers = max_answers
         self.executor = _Remembering(kb)
         self.extension_ops = extension_ops
         self.relations = sorted({(r, "forward") for r in kb.out_objects}
@@ -140,6 +130,7 @@ class Sampler:
                          if any(n >= kb.n_concepts for n in kb.concept_members.get(c, ()))]
         self._holders: dict[tuple[str, str], tuple[int, ...]] = {}
         self._ancestors: dict[int, frozenset[int]] = {}
+        self._options: dict[int, tuple[tuple[str, str], ...]] = {}
         present = _present(kb)
         self.extenders = {name: fn for name, fn in EXTENDERS.items()
                           if (extension_ops or not getattr(ir, name).extension)
@@ -155,7 +146,7 @@ class Sampler:
             ids, _ = self.executor._entities(node)
         except (StepFailure, KoplcError):
             return None
-        return tuple(dict.fromkeys(ids))
+        return tuple(set(ids))  # ints: the order is the same on every run
 
     def facts(self, node: ir.Node) -> list[tuple]:
         try:
@@ -273,11 +264,10 @@ class Sampler:
 
     # Grounded pieces.
 
-    def member_facts(self, ids: Sequence[int], kinds: Sequence[str] = (STRING, QUANTITY, YEAR,
-                                                                         DATE)):
+    def member_facts(self, ids: Sequence[int], kinds: Sequence[str] = KINDS):
         """(member, key, value, qualifiers) of sampled members' attribute facts of `kinds`."""
         return [(n, k, v, q) for n in self.sample(ids) for k, v, q in self.kb.attributes[n]
-                if any(_kind_fits(v, kind) for kind in kinds)]
+                if any(kind_fits(v, kind) for kind in kinds)]
 
     def pick_fact(self, facts: list[tuple]) -> tuple | None:
         if not facts:
@@ -286,7 +276,7 @@ class Sampler:
         return self.rng.choice([f for f in facts if f[1] == key])
 
     def comparator(self) -> Comparator:
-        return self.rng.choice(_ORDERED)
+        return self.rng.choice(ORDERED)
 
     def _attribute_filter(self, node: ir.Node, ids: Sequence[int], key: str | None = None,
                           kind: str | None = None) -> ir.Node | None:
@@ -299,17 +289,34 @@ class Sampler:
         _, key, value, _ = fact
         kind = kind or value.type
         extra = {} if kind == STRING else {"comparator": self.comparator()}
-        return _FILTERS[kind](input=node, key=key, value=literal(value, kind), **extra)
+        return FILTERS[kind](input=node, key=key, value=literal(value, kind), **extra)
+
+    def relation_options(self, n: int) -> tuple[tuple[str, str], ...]:
+        """The (relation, direction) pairs of a node's relation facts."""
+        found = self._options.get(n)
+        if found is None:
+            found = self._options[n] = tuple(sorted({(f[1], f[2]) for f in self.kb.relations[n]}))
+        return found
 
     def relation_fact(self, ids: Sequence[int], forward_only: bool = False,
                       qualified: bool = False) -> tuple | None:
         """A relation fact of a sampled member, its relation picked by rarity."""
-        facts = [f for n in self.sample(ids) for f in self.kb.relations[n]
-                 if (not forward_only or f[2] == "forward") and (not qualified or f[-1])]
-        if not facts:
+        if qualified:
+            facts = [f for n in self.sample(ids) for f in self.kb.relations[n]
+                     if f[-1] and (not forward_only or f[2] == "forward")]
+            if not facts:
+                return None
+            relation = self.usage.pick(self.rng, "relation", sorted({f[1] for f in facts}))
+            return self.rng.choice([f for f in facts if f[1] == relation])
+        members = self.sample(ids)
+        options = sorted({o for n in members for o in self.relation_options(n)
+                          if not forward_only or o[1] == "forward"})
+        if not options:
             return None
-        relation = self.usage.pick(self.rng, "relation", sorted({f[1] for f in facts}))
-        return self.rng.choice([f for f in facts if f[1] == relation])
+        relation, direction = self.usage.pick(self.rng, "relation", options, lambda o: o[0])
+        table = (self.kb.out_facts if direction == "forward" else self.kb.in_facts)[relation]
+        n = self.rng.choice([n for n in members if n in table])
+        return self.rng.choice(table[n])
 
     def branch(self, ids: Sequence[int]) -> ir.Node | None:
         """A one-step set that shares a member with `ids`: from a neighbour back, or a filter."""
@@ -324,203 +331,6 @@ class Sampler:
     def name_of(self, n: int) -> ir.Find:
         return ir.Find(name=self.kb.names[n])
 
-
-# Entity-set ops: each takes a draft and returns the extended node, or None.
-
-def _relate(s: Sampler, d: Draft):
-    options = sorted({(f[1], f[2]) for n in s.sample(d.ids) for f in s.kb.relations[n]})
-    if not options:
-        return None
-    relation, direction = s.usage.pick(s.rng, "relation", options, lambda o: o[0])
-    return ir.Relate(input=d.node, relation=relation, direction=direction)
-
-
-def _filter_concept(s: Sampler, d: Draft):
-    """A concept of some members that not every member has."""
-    empty: frozenset[int] = frozenset()
-    concepts = sorted({c for n in s.sample(d.ids) for c in s.ancestors(n)
-                       if not all(m in s.kb.concept_members.get(c, empty) for m in d.ids)})
-    if not concepts:
-        return None
-    c = s.usage.pick(s.rng, "concept", concepts, lambda c: s.kb.names[c])
-    return ir.FilterConcept(input=d.node, concept=s.kb.names[c])
-
-
-def _filter(kind: str):
-    def build(s: Sampler, d: Draft):
-        return s._attribute_filter(d.node, d.ids, kind=kind)
-    return build
-
-
-def _qualifier_filter(kind: str):
-    def build(s: Sampler, d: Draft):
-        if d.node.output is not Type.ENTITIES_WITH_FACTS:
-            return None
-        facts = s.facts(d.node)
-        found = [(qk, qv) for f in (facts if len(facts) <= SAMPLE else s.rng.sample(facts, SAMPLE))
-                 for qk, qvs in f[-1].items() for qv in qvs if _kind_fits(qv, kind)]
-        if not found:
-            return None
-        qkey = s.usage.pick(s.rng, "key", sorted({qk for qk, _ in found}))
-        qvalue = s.rng.choice([qv for qk, qv in found if qk == qkey])
-        extra = {} if kind == STRING else {"comparator": s.comparator()}
-        return _QFILTERS[kind](input=d.node, qkey=qkey, qvalue=literal(qvalue, kind), **extra)
-    return build
-
-
-def _and(s: Sampler, d: Draft):
-    other = s.branch(d.ids)
-    return None if other is None else ir.And(left=d.node, right=other)
-
-
-def _or(s: Sampler, d: Draft):
-    """The union with the same kind of set grown from another entity."""
-    other = s.branch(s.sample(d.ids))
-    if isinstance(other, ir.Relate):
-        holders = s.holders((other.relation, str(other.direction)))
-        if holders:
-            other = other.model_copy(update={"input": s.name_of(s.rng.choice(holders))})
-    return None if other is None else ir.Or(left=d.node, right=other)
-
-
-def _arg_extreme(cls: type[ir.Node]):
-    def build(s: Sampler, d: Draft):
-        if len(d.ids) < 2:
-            return None
-        fact = s.pick_fact(s.member_facts(d.ids, (QUANTITY,)))
-        return None if fact is None else cls(input=d.node, key=fact[1])
-    return build
-
-
-def _time_constraint(s: Sampler, d: Draft):
-    facts = [f for n in s.sample(d.ids) for f in s.kb.relations[n]
-             if any(q in f[-1] for q in _TIME_QUALIFIERS)]
-    if not facts:
-        return None
-    fact = s.rng.choice(facts)
-    times = [v for q in _TIME_QUALIFIERS for v in fact[-1].get(q, ())]
-    return ir.TimeConstraint(input=d.node, relation=fact[1], time=str(s.rng.choice(times)))
-
-
-EXTENDERS: dict[str, Callable[[Sampler, Draft], ir.Node | None]] = {
-    "Relate": _relate, "FilterConcept": _filter_concept,
-    **{cls.__name__: _filter(kind) for kind, cls in _FILTERS.items()},
-    **{cls.__name__: _qualifier_filter(kind) for kind, cls in _QFILTERS.items()},
-    "And": _and, "Or": _or, "ArgMax": _arg_extreme(ir.ArgMax), "ArgMin": _arg_extreme(ir.ArgMin),
-    "TimeConstraint": _time_constraint,
-}
-
-
-# Questions: each takes a draft and returns a finished program, or None.
-
-def _query_name(s: Sampler, d: Draft):
-    return ir.QueryName(input=d.node)
-
-
-def _count(s: Sampler, d: Draft):
-    return ir.Count(input=d.node)
-
-
-def _query_attr(s: Sampler, d: Draft):
-    fact = s.pick_fact(s.member_facts(d.ids))
-    return None if fact is None else ir.QueryAttr(input=d.node, key=fact[1])
-
-
-def _qualified_facts(s: Sampler, d: Draft):
-    return [f for f in s.member_facts(d.ids) if f[3]]
-
-
-def _query_attr_under_condition(s: Sampler, d: Draft):
-    fact = s.pick_fact(_qualified_facts(s, d))
-    if fact is None:
-        return None
-    qkey = s.rng.choice(sorted(fact[3]))
-    qvalue = s.rng.choice(fact[3][qkey])
-    return ir.QueryAttrUnderCondition(input=d.node, key=fact[1], qkey=qkey,
-                                      qvalue=literal(qvalue, qvalue.type))
-
-
-def _query_attr_qualifier(s: Sampler, d: Draft):
-    fact = s.pick_fact(_qualified_facts(s, d))
-    if fact is None:
-        return None
-    _, key, value, qualifiers = fact
-    return ir.QueryAttrQualifier(input=d.node, key=key, value=literal(value, value.type),
-                                 qkey=s.rng.choice(sorted(qualifiers)))
-
-
-def _pair(s: Sampler, d: Draft, qualified: bool):
-    """(left, right, fact): the draft (or one member when it is large) and a forward object."""
-    fact = s.relation_fact(d.ids, forward_only=True, qualified=qualified)
-    if fact is None:
-        return None
-    left = d.node if len(d.ids) <= 3 else s.name_of(fact[0])
-    return left, s.name_of(fact[3]), fact
-
-
-def _query_relation(s: Sampler, d: Draft):
-    pair = _pair(s, d, qualified=False)
-    return None if pair is None else ir.QueryRelation(left=pair[0], right=pair[1])
-
-
-def _query_relation_qualifier(s: Sampler, d: Draft):
-    pair = _pair(s, d, qualified=True)
-    if pair is None:
-        return None
-    left, right, fact = pair
-    return ir.QueryRelationQualifier(left=left, right=right, relation=fact[1],
-                                     qkey=s.rng.choice(sorted(fact[-1])))
-
-
-def _select_among(s: Sampler, d: Draft):
-    if len(d.ids) < 2:
-        return None
-    fact = s.pick_fact(s.member_facts(d.ids, (QUANTITY,)))
-    if fact is None:
-        return None
-    return ir.SelectAmong(input=d.node, key=fact[1], comparator=s.rng.choice(list(AmongOp)))
-
-
-def _select_between(s: Sampler, d: Draft):
-    fact = s.pick_fact(s.member_facts(d.ids, (QUANTITY,)))
-    if fact is None:
-        return None
-    member, key, value, _ = fact
-    others = [n for n in s.sample(s.holders((key, "key"))) if n != member
-              and any(k == key and v.unit == value.unit for k, v, _ in s.kb.attributes[n])]
-    if not others:
-        return None
-    left = d.node if len(d.ids) == 1 else s.name_of(member)
-    return ir.SelectBetween(left=left, right=s.name_of(s.rng.choice(others)), key=key,
-                            comparator=s.rng.choice(list(BetweenOp)))
-
-
-def _verify(kind: str):
-    def build(s: Sampler, d: Draft):
-        fact = s.pick_fact(s.member_facts(d.ids, (kind,)))
-        if fact is None:
-            return None
-        _, key, value, _ = fact
-        if s.rng.random() < 0.5:  # another entity's value, so that answers are not all yes
-            others = [v for n in s.sample(s.holders((key, "key")))
-                      for k, v, _ in s.kb.attributes[n]
-                      if k == key and v.type == value.type and v.unit == value.unit]
-            value = s.rng.choice(others) if others else value
-        extra = {} if kind == STRING else {"comparator": s.comparator()}
-        return _VERIFIERS[kind](input=ir.QueryAttr(input=d.node, key=key),
-                                value=literal(value, kind), **extra)
-    return build
-
-
-ASKERS: dict[str, Callable[[Sampler, Draft], ir.Node | None]] = {
-    "QueryName": _query_name, "Count": _count, "QueryAttr": _query_attr,
-    "QueryAttrUnderCondition": _query_attr_under_condition,
-    "QueryAttrQualifier": _query_attr_qualifier, "QueryRelation": _query_relation,
-    "QueryRelationQualifier": _query_relation_qualifier, "SelectAmong": _select_among,
-    "SelectBetween": _select_between,
-    **{cls.__name__: _verify(kind) for kind, cls in _VERIFIERS.items()},
-}
-
 # What the KB must have for an op to be drawn: a value type among its attributes ("string",
 # "quantity", "year", "date"), qualifiers of a type ("q:year"), qualified attribute or relation
 # facts, relations, or attributes at all. Ops not named need nothing.
@@ -530,8 +340,8 @@ _NEEDS = {
     "QueryAttr": "attributes", "QueryAttrUnderCondition": "qualified attributes",
     "QueryAttrQualifier": "qualified attributes", "ArgMax": QUANTITY, "ArgMin": QUANTITY,
     "SelectAmong": QUANTITY, "SelectBetween": QUANTITY,
-    **{cls.__name__: kind for kind, cls in (*_FILTERS.items(), *_VERIFIERS.items())},
-    **{cls.__name__: f"q:{kind}" for kind, cls in _QFILTERS.items()},
+    **{cls.__name__: kind for kind, cls in (*FILTERS.items(), *VERIFIERS.items())},
+    **{cls.__name__: f"q:{kind}" for kind, cls in QFILTERS.items()},
 }
 
 
@@ -551,7 +361,7 @@ def _present(kb: KB) -> set[str]:
             if fact[-1]:
                 have.add("qualified relations")
                 have |= {f"q:{v.type}" for vs in fact[-1].values() for v in vs}
-                if any(q in fact[-1] for q in _TIME_QUALIFIERS):
+                if any(q in fact[-1] for q in TIME_QUALIFIERS):
                     have.add("timed relations")
     have |= {"q:year" for h in list(have) if h == "q:date"}
     return have
