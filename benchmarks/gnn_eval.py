@@ -24,7 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-DEV_ALL = Path(__file__).resolve().parents[1] / "../shared/data/metaqa/dev_all"
+from inputs import SHARED, require
+
+DEV_ALL = SHARED / "data/metaqa/dev_all"
+DEFAULT_DATA = [str(DEV_ALL / f"qa_{h}hop_dev_all.tsv") for h in (1, 2, 3)]
 
 
 _JOB: dict = {}  # what the forked workers share (set before the fork, never pickled)
@@ -40,14 +43,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb", required=True)
     parser.add_argument("--model", required=True)
-    parser.add_argument("--data", nargs="+",
-                        default=[str(DEV_ALL / f"qa_{h}hop_dev_all.tsv") for h in (1, 2, 3)])
+    parser.add_argument("--data", nargs="+", default=DEFAULT_DATA)
     parser.add_argument("--cold", action="store_true", help="build the subgraph cache anew")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2,
                         help="processes reasoning over a share of the questions each, one torch "
                         "thread apiece (forked after the set-up, so they share the KB's pages)")
     args = parser.parse_args()
+    if args.data == DEFAULT_DATA:
+        require(*map(Path, DEFAULT_DATA))
     began = time.perf_counter()
     import torch
 

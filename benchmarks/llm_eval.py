@@ -50,7 +50,8 @@ def user_questions(limit: int | None) -> list:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", default=str(HERE.parent / "shared/data/metaqa"))
+    parser.add_argument("--data", help="folder holding qa_{1,2,3}hop_dev.tsv (default: MetaQA's "
+                        "verified dev questions, shipped with koplc)")
     parser.add_argument("--hops", default="1,2,3")
     parser.add_argument("--limit", type=int, help="questions per hop")
     parser.add_argument("--configs", default="full")
