@@ -21,6 +21,7 @@ from koplc.kopl.exploration import (
     explore,
     explore_to_file,
     pattern,
+    pool_for,
     pool_path,
     read_pool,
 )
@@ -236,3 +237,14 @@ def test_cli_writes_the_pool_into_the_user_cache(tmp_path, capsys, monkeypatch):
     assert Path(summary["pool"]) == pool_path(PERIODIC)
     assert str(tmp_path / "cache") in summary["pool"]
     assert len(read_pool(summary["pool"])) == 30
+
+
+def test_pool_for_reads_the_cached_pool_until_the_kb_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path / "cache"))
+    kb_file = tmp_path / "kb.json"
+    kb_file.write_bytes(EXAMPLE_EXT.read_bytes())
+    assert pool_for(kb_file) is None
+    assert main(["explore", str(kb_file), "--programs", "10", "--quiet"]) == 0
+    assert len(pool_for(kb_file)) == 10
+    kb_file.write_text(kb_file.read_text().replace("LeBron James", "LeBron R. James"))
+    assert pool_for(kb_file) is None
