@@ -146,7 +146,8 @@ class Sampler:
             ids, _ = self.executor._entities(node)
         except (StepFailure, KoplcError):
             return None
-        return tuple(set(ids))  # ints: the order is the same on every run
+        # Sorted: a set's order can differ between a KB just built and one read from its cache.
+        return tuple(sorted(set(ids)))
 
     def facts(self, node: ir.Node) -> list[tuple]:
         try:
