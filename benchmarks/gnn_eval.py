@@ -8,8 +8,9 @@ puts the subgraph cache in a fresh folder, so the PPR of every topic is timed to
 model folder's cache is used (built on the first run). Prints one JSON object per hop and one
 summary line: wall and CPU seconds (parent and workers; on a shared machine the CPU seconds are
 the steadier number), the parent's peak RSS and, as a bound on the whole, the parent's peak plus
-`workers` times the largest worker's (pages shared after the fork are counted twice), and the load
-average at the end.
+`workers` times the largest worker's (pages shared after the fork are counted twice), the peak of
+the processes' summed PSS (shared pages split among them: the memory the run really holds), and
+the load average at the end.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import resource
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -28,6 +30,48 @@ from inputs import SHARED, require
 
 DEV_ALL = SHARED / "data/metaqa/dev_all"
 DEFAULT_DATA = [str(DEV_ALL / f"qa_{h}hop_dev_all.tsv") for h in (1, 2, 3)]
+
+
+class FootprintSampler:
+    """Samples, every `every` seconds in a thread, the summed proportional set size (PSS: a page
+    shared by n processes counts 1/n in each) of this process and its children, from Linux's
+    /proc/PID/smaps_rollup; `peak` is the largest sum seen, in GB."""
+
+    def __init__(self, every: float = 0.5):
+        self.peak, self.every = 0.0, every
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.wait(self.every):
+            pids = [os.getpid()] + _children(os.getpid())
+            self.peak = max(self.peak, sum(_pss_kb(pid) for pid in pids) / 2**20)
+
+    def stop(self) -> float:
+        self.done.set()
+        self.thread.join()
+        return self.peak
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return out
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 _JOB: dict = {}  # what the forked workers share (set before the fork, never pickled)
@@ -53,6 +97,7 @@ def main() -> None:
     if args.data == DEFAULT_DATA:
         require(*map(Path, DEFAULT_DATA))
     began = time.perf_counter()
+    footprint = FootprintSampler()
     import torch
 
     from koplc import api
@@ -107,6 +152,7 @@ def main() -> None:
               "cpu_s": round(cpu, 1), "workers": args.workers,
               "peak_rss_gb": round(own.ru_maxrss / 2**20, 2),  # kB -> GB
               "peak_rss_sum_gb": round(peak / 2**20, 2),
+              "peak_pss_total_gb": round(footprint.stop(), 2),
               "load_avg": round(os.getloadavg()[0], 1), "subgraph_size": config.size,
               "cold_cache": args.cold}
     sys.stdout.write(f"summary {json.dumps(result)}\n")
