@@ -4,8 +4,12 @@ The lowering gives every variable a fresh name and writes one pattern a line, so
 read as data flow: each triple pattern defines a variable from another (a name defines an
 entity set, a fact record relates two sets, a type test filters one), and the projection says
 which variable the answer reads and how (names, a count, attribute values, the entity set).
-Supported: Find, FindAll, FilterConcept, Relate, And, QueryName, Count and QueryAttr, in the
-kqapro and plain encodings. Anything else (UNION, FILTER expressions, ORDER BY, ASK, another
+Supported in the kqapro encoding: Find, FindAll, Entity, FilterConcept, Relate, And, Or (a
+UNION of groups), QueryName, Count, QueryAttr, the value filters FilterStr/Num/Year/Date and
+QFilterStr/Num/Year/Date (the value tests of value_patterns.py, `!(x > t)` read as `x <= t`),
+QueryRelation, QueryAttrQualifier, QueryRelationQualifier, QueryAttrUnderCondition and
+Verify* (the yes/no count); in the plain encoding, the set operations and their queries.
+Anything else (ORDER BY, GROUP BY, a FILTER the lowering does not write, ASK, another
 encoding's vocabulary) raises UnsupportedConstruct naming the construct.
 """
 
@@ -30,8 +34,23 @@ _TOKEN = re.compile(r'\s*(<[^<>\s]*>|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?|[
 _STRUCTURE = re.compile(r"^(PREFIX\s|\{ SELECT DISTINCT [?$\w ]+ WHERE \{$|\}+$|\} \}$|"
                         r"SELECT .* WHERE \{$)")
 _OPAQUE = re.compile(r'"(?:[^"\\]|\\.)*"|<[^<>\s]*>|#[^\n]*|[?$]\w+')
-_OUTSIDE = re.compile(r"\b(UNION|ORDER\s+BY|GROUP\s+BY|LIMIT|OFFSET|VALUES|BIND|MINUS|SERVICE|"
-                      r"FILTER|HAVING|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b", re.IGNORECASE)
+_OUTSIDE = re.compile(r"\b(ORDER\s+BY|GROUP\s+BY|LIMIT|OFFSET|MINUS|SERVICE|"
+                      r"HAVING|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b", re.IGNORECASE)
+# The engine's value tests as value_patterns.py writes them (value nodes): a quantity, a time.
+_QUANTITY = re.compile(r"^([?$]\w+) <([^>]+)> ([?$]\w+) \. \1 <([^>]+)> ([?$]\w+) \. "
+                       r'FILTER\(\3 = "((?:[^"\\]|\\.)*)" && (.*)\)$')
+_TIME = re.compile(r"^([?$]\w+) <([^>]+)> ([?$]\w+) \. \1 <([^>]+)> ([?$]\w+) \. FILTER\((.*)\)$")
+_COMPARISON = re.compile(r'[?$]\w+ (=|!=|<|>) "([^"]*)"\^\^xsd:(\w+)')
+_INCLUSIVE = {">": "<=", "<": ">="}
+_SKIPPED = re.compile(r"^(\{ SELECT \(COUNT\(\*\) AS \?total\) \(SUM\(\?hit0\) AS \?hits\) WHERE \{|"
+                      r'BIND\(IF\(COALESCE\(\?hits, 0\) = 0, "no", IF\(\?hits = \?total, "yes", '
+                      r'"not sure"\)\) AS \?answer\))$')
+_VALUES = re.compile(r"^VALUES ([?$]\w+) \{ <([^>]+)> \}$")
+_VERIFY = re.compile(r"^BIND\(IF\(EXISTS \{ (.*) \}, 1, 0\) AS \?hit0\)$")
+_ANY_TYPE = re.compile(r'^FILTER\(EXISTS \{ <([^>]+)> <urn:koplc:keyType> "string" \. ([?$]\w+) '
+                       r'<[^>]+> "((?:[^"\\]|\\.)*)" \. \} \|\| ')
+_CONDITION = re.compile(r"^FILTER EXISTS \{ ([?$]\w+) <([^>]+)> ([?$]\w+) \. FILTER\(EXISTS \{ "
+                        r'<[^>]+> <urn:koplc:keyType> "string" \. \3 <[^>]+> "((?:[^"\\]|\\.)*)" \. \}')  # `!(x > t)` is how `x <= t` is written
 _VALUE_DESCRIPTION = re.compile(r"^(OPTIONAL \{ [?$]\w+ <[^>]+> [?$]\w+ \} ?)+$")
 
 
@@ -45,6 +64,14 @@ class Facts:
     records: list[tuple[str, str, str, str]] = field(default_factory=list)  # (in, rel, dir, out)
     attributes: dict[str, tuple[str, str]] = field(default_factory=dict)  # value var -> (x, key)
     name_of: dict[str, str] = field(default_factory=dict)  # name var -> its entity var
+    fact_of: dict[tuple, str] = field(default_factory=dict)  # record or (value var,) -> fact var
+    tests: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # handle -> kind, v, op
+    qualifiers: list[tuple[str, str, str]] = field(default_factory=list)  # (fact, key, handle)
+    unions: list[list[Facts]] = field(default_factory=list)  # the branches of each UNION
+    ids: dict[str, str] = field(default_factory=dict)  # var -> the entity id VALUES gives it
+    conditions: dict[str, tuple[str, str]] = field(default_factory=dict)  # fact -> (qkey, value)
+    verify: tuple | None = None  # (handle, (kind, value, op)) of Verify*'s yes/no test
+    asked_relation: tuple[str, str] | None = None  # QueryRelation's (left var, right var)
 
 
 def lift(query: str, encoding: str | Encoding = "kqapro") -> ir.Node:
@@ -72,17 +99,135 @@ def lift(query: str, encoding: str | Encoding = "kqapro") -> ir.Node:
     if head is None or not head.startswith("SELECT"):
         raise UnsupportedConstruct(f"cannot lift {_first_word(head or lines[0])}: only SELECT "
                                    "queries are lifted", code="unsupported-sparql")
-    facts, inner = Facts(), []
-    for line in lines:
+    inner: list[list[str]] = []
+    facts = _read_block(lines, e, inner)
+    return _Builder(facts, e).answer(head, inner)
+
+
+def _read_block(lines: list[str], e: Encoding, inner: list[list[str]]) -> Facts:
+    """The facts of a group of lines; `{` … `}` `UNION` `{` … `}` groups become unions."""
+    facts, at = Facts(), 0
+    while at < len(lines):
+        line = lines[at]
+        at += 1
+        if line == "{":
+            branches, at = _union(lines, at - 1, e, inner)
+            facts.unions.append(branches)
+            continue
         if line.startswith("{ SELECT DISTINCT"):
             inner.append(line.split()[3:-2])
-        if _STRUCTURE.match(line) or _VALUE_DESCRIPTION.match(line):
+        if _STRUCTURE.match(line) or _VALUE_DESCRIPTION.match(line) or _SKIPPED.match(line):
+            continue
+        if _read_special(line, e, facts) or _read_value_test(line, e, facts):
             continue
         if not line.startswith(("?", "$", "<")):
             raise UnsupportedConstruct(f"cannot lift {_first_word(line)}: the lifted subset is "
-                                       "triple patterns and subqueries", code="unsupported-sparql")
+                                       "triple patterns, subqueries, UNION, value tests and "
+                                       "the yes/no tests of Verify*", code="unsupported-sparql")
         _read_statement(_tokens(line), e, facts)
-    return _Builder(facts, e).answer(head, inner)
+    return facts
+
+
+def _union(lines: list[str], at: int, e: Encoding, inner) -> tuple[list[Facts], int]:
+    """The branches of `{ … } UNION { … }` starting at line `at`, and the line after it."""
+    branches = []
+    while True:
+        depth, end = 0, at
+        for end in range(at, len(lines)):
+            depth += (lines[end] == "{") - (lines[end] == "}")
+            if depth == 0:
+                break
+        if depth:
+            raise UnsupportedConstruct("cannot lift: an unclosed group", code="unsupported-sparql")
+        branches.append(_read_block(lines[at + 1:end], e, inner))
+        at = end + 1
+        if at < len(lines) and lines[at] == "UNION":
+            at += 1
+            continue
+        return branches, at
+
+
+def _read_special(line: str, e: Encoding, facts: Facts) -> bool:
+    """VALUES of one entity, the yes/no test of Verify*, and the any-type value tests of
+    QueryAttrQualifier and QueryAttrUnderCondition; False when `line` is none of them."""
+    values = _VALUES.match(line)
+    if values:
+        facts.ids[values[1]] = e.node_id(values[2])
+        return True
+    verify = _VERIFY.match(line)
+    if verify:
+        test = Facts()
+        if not (_read_value_test(verify[1], e, test) or _read_value_test_triple(verify[1], e,
+                                                                                  test)):
+            raise UnsupportedConstruct(f"cannot lift the test {verify[1]!r}",
+                                       code="unsupported-sparql")
+        facts.verify = next(iter(test.tests.items()))
+        return True
+    typed = _ANY_TYPE.match(line)
+    if typed:
+        facts.tests[typed[2]] = ("any", _unescape(typed[3]), "=")
+        return True
+    condition = _CONDITION.match(line)
+    if condition and e.key_name(condition[2]):
+        facts.conditions[condition[1]] = (e.key_name(condition[2]), _unescape(condition[4]))
+        return True
+    return False
+
+
+def _read_value_test_triple(text: str, e: Encoding, facts: Facts) -> bool:
+    """`?v <value> "text" .` (a string test) into `facts.tests`."""
+    found = re.match(r'^([?$]\w+) <([^>]+)> "((?:[^"\\]|\\.)*)" \.$', text.strip())
+    if found is None or found[2] != e.value:
+        return False
+    facts.tests[found[1]] = ("string", _unescape(found[3]), "=")
+    return True
+
+
+def _read_value_test(line: str, e: Encoding, facts: Facts) -> bool:
+    """A quantity or time test on a value handle (see value_patterns.ValuePatterns.test) into
+    `facts.tests`; False when `line` is not one."""
+    if "FILTER" not in line:
+        return False
+    quantity = _QUANTITY.match(line)
+    if quantity and (quantity[2], quantity[4]) == (e.unit, e.value):
+        op, number, _ = _comparison(quantity[7])
+        facts.tests[quantity[1]] = ("number", f"{_number(number)} {_unescape(quantity[6])}", op)
+        return True
+    time = _TIME.match(line)
+    if time and (time[2], time[4]) == (e.year, e.time):
+        check = time[6]
+        dated = re.search(r'"(\d{4}-\d\d-\d\d)"', check)
+        if dated is None:
+            op, year, _ = _comparison(check)
+            facts.tests[time[1]] = ("year", year, op)
+        elif "STR(" in check:
+            facts.tests[time[1]] = ("date", dated[1], "!=" if "!=" in check else "=")
+        else:
+            op, day, _ = _comparison(check.split("||")[0] if not check.startswith("!(")
+                                     else check)
+            facts.tests[time[1]] = ("date", day, op)
+        return True
+    raise UnsupportedConstruct(f"cannot lift the FILTER of {line!r}", code="unsupported-sparql")
+
+
+def _comparison(check: str) -> tuple[str, str, str]:
+    """(operator, literal, datatype) of a comparison, `!(x > t)` read as `x <= t`."""
+    found = _COMPARISON.search(check)
+    if found is None:
+        raise UnsupportedConstruct(f"cannot lift the test {check!r}", code="unsupported-sparql")
+    op = found[1]
+    if check.startswith("!(") and op in _INCLUSIVE:
+        op = _INCLUSIVE[op]
+    return op, found[2], found[3]
+
+
+def _number(text: str) -> str:
+    number = float(text)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _unescape(body: str) -> str:
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m[1], m[1]), body)
 
 
 def _first_word(line: str) -> str:
@@ -125,12 +270,18 @@ def _read_statement(tokens: list[str], e: Encoding, facts: Facts) -> None:
 def _read_record(f: str, props: dict[str, str], e: Encoding, facts: Facts) -> None:
     kind = _iri(props.get(RECORD, ""))
     head, tail, relation = props.get(e.fact_h), props.get(e.fact_t), _iri(props[e.fact_r])
+    if relation.startswith(("?", "$")) and kind == FORWARD:
+        facts.asked_relation = (head, tail)
+        return
     if kind == ATTRIBUTE:
         facts.attributes[tail] = (head, e.key_name(relation) or relation)
+        facts.fact_of[(tail,)] = f
     elif kind in (FORWARD, BACKWARD):
         direction = "forward" if kind == FORWARD else "backward"
         here, there = (head, tail) if kind == FORWARD else (tail, head)
-        facts.records.append((here, e.relation_name(relation), direction, there))
+        record = (here, e.relation_name(relation), direction, there)
+        facts.records.append(record)
+        facts.fact_of[record] = f
     else:
         raise UnsupportedConstruct(f"cannot lift a fact record of kind {kind!r}",
                                    code="unsupported-sparql")
@@ -147,6 +298,10 @@ def _read_triple(s: str, p: str, o: str, e: Encoding, facts: Facts) -> None:
         facts.types.setdefault(s, []).append(o)
     elif not e.reified and p.startswith(e.base + e.relation_prefix):
         facts.records.append((s, e.relation_name(p), "plain", o))
+    elif p == e.value and o.startswith('"') and e.value_nodes:
+        facts.tests[s] = ("string", _literal(o), "=")
+    elif e.reified and s in facts.fact_of.values() and e.key_name(p) and o.startswith("?"):
+        facts.qualifiers.append((s, e.key_name(p), o))
     else:
         raise UnsupportedConstruct(f"cannot lift the predicate <{p}>", code="unsupported-sparql")
 
@@ -160,6 +315,23 @@ def _literal(token: str) -> str:
         raise UnsupportedConstruct(f"cannot lift the name {token!r}", code="unsupported-sparql")
     body = token[1:token.rindex('"')]
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m[1], m[1]), body)
+
+
+FILTERS = {"string": ir.FilterStr, "number": ir.FilterNum, "year": ir.FilterYear,
+           "date": ir.FilterDate}
+VERIFIES = {"string": ir.VerifyStr, "number": ir.VerifyNum, "year": ir.VerifyYear,
+            "date": ir.VerifyDate}
+QFILTERS = {"string": ir.QFilterStr, "number": ir.QFilterNum, "year": ir.QFilterYear,
+            "date": ir.QFilterDate}
+
+
+def _value_filter(ops: dict, node: ir.Node, key: str, test: tuple[str, str, str]) -> ir.Node:
+    """The Filter* (or QFilter*) op of a value test on `node`'s facts."""
+    kind, value, op = test
+    cls = ops[kind]
+    fields = ("key", "value") if cls in FILTERS.values() else ("qkey", "qvalue")
+    extra = {} if kind == "string" else {"comparator": op}
+    return cls(input=node, **dict(zip(fields, (key, value), strict=True)), **extra)
 
 
 class _Builder:
@@ -179,10 +351,45 @@ class _Builder:
         if "AS ?entity)" in head:
             return self.set_of(re.search(r"\(([?$]\w+) AS \?entity\)", head).group(1))
         if "?value_value" in head:
-            value_var = next(v for v in self.f.attributes)
-            x, key = self.f.attributes[value_var]
-            return ir.QueryAttr(input=self.set_of(x), key=key)
+            return self.value_query()
+        if head == "SELECT ?answer WHERE {" and self.f.verify is not None:
+            handle, (kind, value, op) = self.f.verify
+            x, key = self.f.attributes[handle]
+            extra = {} if kind == "string" else {"comparator": op}
+            return VERIFIES[kind](input=ir.QueryAttr(input=self.set_of(x), key=key),
+                                  value=value, **extra)
+        if "AS ?relation)" in head and self.f.asked_relation:
+            left, right = self.f.asked_relation
+            return ir.QueryRelation(left=self.set_of(left), right=self.set_of(right))
         raise UnsupportedConstruct(f"cannot lift the projection {head!r}",
+                                   code="unsupported-sparql")
+
+    def value_query(self) -> ir.Node:
+        """QueryAttr, or the qualifier queries, whose value handle the query projects."""
+        f = self.f
+        untested = [v for v in f.attributes if v not in f.tests]
+        if untested:
+            x, key = f.attributes[untested[0]]
+            fact = f.fact_of.get((untested[0],))
+            if fact in f.conditions:
+                qkey, qvalue = f.conditions[fact]
+                return ir.QueryAttrUnderCondition(input=self.set_of(x), key=key, qkey=qkey,
+                                                  qvalue=qvalue)
+            return ir.QueryAttr(input=self.set_of(x), key=key)
+        for fact, qkey, handle in f.qualifiers:
+            if handle in f.tests:
+                continue
+            for handle_of, (x, key) in f.attributes.items():
+                if f.fact_of.get((handle_of,)) == fact and f.tests[handle_of][0] == "any":
+                    return ir.QueryAttrQualifier(input=self.set_of(x), key=key,
+                                                 value=f.tests[handle_of][1], qkey=qkey)
+            for record, record_fact in f.fact_of.items():
+                if record_fact == fact and len(record) == 4:
+                    here, relation, _, there = record
+                    return ir.QueryRelationQualifier(left=self.set_of(here),
+                                                     right=self.set_of(there),
+                                                     relation=relation, qkey=qkey)
+        raise UnsupportedConstruct("cannot lift: the query projects a value no pattern binds",
                                    code="unsupported-sparql")
 
     def set_of(self, var: str, seen: frozenset = frozenset()) -> ir.Node:
@@ -192,6 +399,15 @@ class _Builder:
         if var in self.built:
             return self.built[var]
         parts: list[ir.Node] = [ir.Find(name=n) for n in self.f.names.get(var, [])]
+        if var in self.f.ids:
+            parts.insert(0, ir.Entity(id=self.f.ids[var]))
+        for branches in self.f.unions:
+            built = [_Builder(b, self.e).defined(var) for b in branches]
+            if all(built):
+                node = built[0]
+                for other in built[1:]:
+                    node = ir.Or(left=node, right=other)
+                parts.append(node)
         for here, relation, direction, there in self.f.records:
             if direction == "plain":
                 if there == var and here not in seen and self._defined(here, seen | {var}):
@@ -201,8 +417,10 @@ class _Builder:
                     parts.append(ir.Relate(input=self.set_of(there, seen | {var}),
                                            relation=relation, direction="backward"))
             elif there == var:
-                parts.append(ir.Relate(input=self.set_of(here, seen | {var}),
-                                       relation=relation, direction=direction))
+                relate = ir.Relate(input=self.set_of(here, seen | {var}), relation=relation,
+                                   direction=direction)
+                fact = self.f.fact_of.get((here, relation, direction, there))
+                parts.append(self.qualified(relate, fact))
         if not parts:
             if var not in self.f.any_name:
                 raise UnsupportedConstruct(f"cannot lift: nothing defines {var}",
@@ -214,8 +432,26 @@ class _Builder:
         for concept_var in self.f.types.get(var, []):
             for concept in self.concepts.get(concept_var) or ["?"]:
                 node = ir.FilterConcept(input=node, concept=concept)
+        for handle, (x, key) in self.f.attributes.items():
+            if x == var and handle in self.f.tests and self.f.tests[handle][0] != "any":
+                node = self.qualified(_value_filter(FILTERS, node, key, self.f.tests[handle]),
+                                      self.f.fact_of.get((handle,)))
         self.built[var] = node
         return node
+
+    def qualified(self, node: ir.Node, fact: str | None) -> ir.Node:
+        """`node` under the qualifier tests the query puts on its fact variable."""
+        for f, key, handle in self.f.qualifiers:
+            if f == fact and handle in self.f.tests:
+                node = _value_filter(QFILTERS, node, key, self.f.tests[handle])
+        return node
+
+    def defined(self, var: str) -> ir.Node | None:
+        """The program of `var`, or None when nothing here defines it."""
+        try:
+            return self.set_of(var)
+        except UnsupportedConstruct:
+            return None
 
     def _defined(self, var: str, seen: frozenset) -> bool:
         try:

@@ -1,6 +1,6 @@
 """koplc lift: the lowering's SPARQL back to IR. Every snapshot program in the lifted subset
-round-trips (IR -> SPARQL -> IR gives the same answers), generated programs do too, and
-everything else gets an error naming the construct."""
+round-trips (IR -> SPARQL -> IR gives the same answers, and mostly the same SPARQL), generated
+programs do too, and everything else gets an error naming the construct."""
 
 from __future__ import annotations
 
@@ -22,7 +22,16 @@ from koplc.sparql_backend.lower import lower
 FIXTURES = Path(__file__).parent / "fixtures"
 SNAPSHOTS = [json.loads(line) for line in
              (FIXTURES / "sparql" / "snapshot_programs.jsonl").read_text().splitlines() if line]
-LIFTED = {"Find", "FindAll", "FilterConcept", "Relate", "And", "QueryName", "Count", "QueryAttr"}
+LIFTED = {"Find", "FindAll", "FilterConcept", "Relate", "And", "Or", "QueryName", "Count",
+          "QueryAttr", "Entity", "FilterStr", "FilterNum", "FilterYear", "FilterDate",
+          "QFilterStr", "QFilterNum", "QFilterYear", "QFilterDate", "QueryRelation",
+          "QueryAttrQualifier", "QueryRelationQualifier", "QueryAttrUnderCondition",
+          "VerifyStr", "VerifyNum", "VerifyYear", "VerifyDate"}
+# The snapshot programs lift does not cover, per encoding: arg-max/min, Select*, the time
+# constraint (ORDER BY, GROUP BY, their nested EXISTS tests), a `<=` the engine refuses
+# (lowered to FILTER(false)), and in the plain encoding everything that reads values.
+UNLIFTED = {"kqapro": {"filter_num_le", "select_between", "select_among", "argmax",
+                       "argmin_path", "time_constraint"}}
 KBS = {"example": FIXTURES / "kopl" / "example_kb.json",
        "metaqa": FIXTURES / "metaqa" / "kopl_kb_subset.json"}
 
@@ -48,15 +57,36 @@ def kbs():
 def test_snapshot_programs_round_trip_or_name_the_construct(record, encoding, kbs):
     program = nested_syntax.parse(record["program"]).program
     query = lower(program, encoding).query
-    liftable = _ops(program) <= LIFTED and not (encoding == "plain" and "QueryAttr" in
-                                                 _ops(program))
-    if not liftable:
+    if not _liftable(record["name"], program, encoding):
         with pytest.raises(UnsupportedConstruct, match="cannot lift"):
             lift(query, encoding)
         return
     lifted = lift(query, encoding)
     for kb in kbs.values():
         assert _answer(lifted, kb) == _answer(program, kb)
+
+
+def _liftable(name: str, program, encoding: str) -> bool:
+    if encoding == "kqapro":
+        return name not in UNLIFTED["kqapro"]
+    return _ops(program) <= {"Find", "FindAll", "FilterConcept", "Relate", "And", "Or",
+                             "QueryName", "Count", "Entity"}
+
+
+def test_lift_covers_the_kqapro_snapshots():
+    assert len(SNAPSHOTS) - len(UNLIFTED["kqapro"]) == 26
+
+
+def test_lifted_programs_lower_to_the_same_query():
+    """Lifting inverts the lowering: the lifted program's SPARQL is the query itself (a
+    union's or a pair's variables may come out in another order)."""
+    same = 0
+    for record in SNAPSHOTS:
+        if record["name"] in UNLIFTED["kqapro"]:
+            continue
+        query = lower(nested_syntax.parse(record["program"]).program).query
+        same += lower(lift(query)).query == query
+    assert same >= 24
 
 
 def test_the_lifted_subset_covers_the_metaqa_shapes():
@@ -76,13 +106,14 @@ def test_generated_programs_round_trip(data, kbs):
         query = lower(program).query
     except KoplcError:
         return
+    if "FILTER(false)" in query:  # a comparison the engine refuses lowers to nothing to read
+        return
     assert _answer(lift(query), kbs["example"]) == _answer(program, kbs["example"])
 
 
 @pytest.mark.parametrize("query, construct", [
     ("SELECT ?x WHERE { ?x ?p ?o } ORDER BY ?x", "ORDER BY"),
-    ("SELECT ?x WHERE {\n  { ?x <pred:name> \"a\" . } UNION { ?x <pred:name> \"b\" . }\n}",
-     "UNION"),
+    ("SELECT ?x WHERE {\n  ?x <pred:name> ?n .\n  MINUS { ?x <pred:name> \"b\" . }\n}", "MINUS"),
     ("ASK {\n  ?x <pred:name> \"a\" .\n}", "ASK"),
     ("SELECT ?x WHERE {\n  ?x <pred:name> ?n . FILTER(?n > 3)\n}", "FILTER"),
 ])
