@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/explore.py [--programs 10000] [--kb KB ...] [--no-coverage]
 
-For each KB (default: the whole MetaQA KB of the team's data folder, the example KB and the
+For each KB (default: the whole MetaQA KB of the team's data folder, the two example KBs and the
 periodic-table KB) it loads the KB (timed apart), explores `--programs` programs with execution
 and canonical questions and writes the pool into a temporary folder, reporting wall and CPU
 seconds, the pool's size, patterns, hops and its balance over ops, relations and keys. BYOKG
@@ -34,7 +34,7 @@ from koplc.kopl.metaqa import gold_program, read_questions  # noqa: E402
 
 METAQA_FULL = SHARED / "data" / "metaqa" / "full"
 DEFAULT_KBS = [METAQA_FULL / "kb.txt", FIXTURES / "kopl" / "example_kb.json",
-               FIXTURES / "periodic" / "periodic_kb.json"]
+               FIXTURES / "kopl" / "example_kb_ext.json", FIXTURES / "periodic" / "periodic_kb.json"]
 
 
 def main() -> None:

@@ -47,9 +47,10 @@ class ExploreOptions:
     """What to explore: how many programs, from which seed, how deep, how many a pattern.
 
     `max_draws` bounds the work on a KB that has fewer programs to give (default: 20 draws a
-    program asked for); exploration also ends once `stall` draws in a row keep fewer than one
-    in a hundred. An answer of more than `max_answers` items asks for a list no one reads.
-    `extension_ops` lets programs use ArgMax, ArgMin and TimeConstraint (S-expression KBs).
+    program asked for); exploration also ends once `stall` draws in a row keep fewer than
+    `min_yield` of them (a small KB has little new left to give). An answer of more than
+    `max_answers` items asks for a list no one reads. `extension_ops` lets programs use ArgMax,
+    ArgMin and TimeConstraint (S-expression KBs).
     """
 
     programs: int = 1000
@@ -59,6 +60,7 @@ class ExploreOptions:
     extension_ops: bool = False
     max_draws: int | None = None
     stall: int = 2000
+    min_yield: float = 0.05
     max_answers: int = 100
 
 
@@ -112,8 +114,8 @@ def explore(kb: KB, options: ExploreOptions = ExploreOptions(), *, kb_name: str 
     window_kept, started = 0, time.perf_counter()
     while report.kept < options.programs and report.draws < max_draws:
         if report.draws % options.stall == 0 and report.draws:
-            if window_kept * 100 < options.stall:
-                break  # the KB has (almost) nothing new left to give
+            if window_kept < options.min_yield * options.stall:
+                break
             window_kept = 0
         report.draws += 1
         drawn = sampler.draw(rng.randint(1, options.max_steps))
