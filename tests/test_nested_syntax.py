@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from conftest import FIXTURES
-from koplc.kopl import bart_syntax, engine_pair, kqapro_json, nested_syntax
+from koplc.kopl import nested_syntax
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Find, FindAll, Node, QueryName, Relate
-from koplc.kopl.registry import OPS
-
-IDENTITY = Path(__file__).parent / "fixtures" / "identity"
-LINES = (IDENTITY / "kopl_nested.txt").read_text(encoding="utf-8").splitlines()
-ALIGNED = {"kopl_nested.txt": nested_syntax, "kqapro_json.txt": kqapro_json,
-           "kopl_engine.txt": engine_pair, "kopl_bart.txt": bart_syntax}
 
 
 def preorder(node: Node) -> list[str]:
@@ -31,28 +24,6 @@ def test_every_docs_program_parses_with_its_functions():
         parsed = nested_syntax.parse(record["program_text"])
         assert preorder(parsed.program) == record["functions"], record["id"]
         assert nested_syntax.looks_like(record["program_text"])
-
-
-@pytest.mark.parametrize("line", LINES)
-def test_identity_corpus_prints_back_unchanged(line):
-    assert nested_syntax.print_program(nested_syntax.parse(line).program) == line
-
-
-def test_identity_corpus_covers_every_op():
-    ops = {type(n).__name__ for line in LINES for _, n in nested_syntax.parse(line).program.walk()}
-    assert ops == set(OPS)
-    assert len(LINES) >= 15
-
-
-def test_identity_corpora_of_all_syntaxes_agree_line_by_line():
-    corpora = {name: (IDENTITY / name).read_text(encoding="utf-8").splitlines()
-               for name in ALIGNED}
-    assert len({len(lines) for lines in corpora.values()}) == 1
-    for i, line in enumerate(LINES):
-        program = nested_syntax.parse(line).program
-        for name, module in ALIGNED.items():
-            assert module.parse(corpora[name][i]).program == program, (name, i)
-            assert module.print_program(program) == corpora[name][i]
 
 
 @pytest.mark.parametrize("text", [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,7 +16,6 @@ from koplc.kopl.types import ArgKind, Comparator, Direction
 from koplc.sexpr import NAME, looks_like, parse, print_program
 from koplc.sexpr.printer import SUPPORTED, UNSUPPORTED
 
-IDENTITY = Path(__file__).parent / "fixtures" / "identity" / "sexpr.txt"
 XSD = "http://www.w3.org/2001/XMLSchema#"
 FWD, BWD = Direction.FORWARD, Direction.BACKWARD
 
@@ -25,11 +23,6 @@ FWD, BWD = Direction.FORWARD, Direction.BACKWARD
 def _corpus() -> dict[str, str]:
     lines = (FIXTURES / "corpus" / "sexpr_grailqa.jsonl").read_text(encoding="utf-8").splitlines()
     return {r["id"]: r["s_expression"] for r in map(json.loads, filter(None, lines))}
-
-
-def _identity_lines() -> list[str]:
-    lines = IDENTITY.read_text(encoding="utf-8").splitlines()
-    return [line for line in lines if line.strip() and not line.startswith("#")]
 
 
 def _class(name: str) -> ir.FilterConcept:
@@ -148,26 +141,6 @@ def test_synthesized_nodes_take_the_span_they_came_from():
 ])
 def test_reading_variants(text, expected):
     assert parse(text).program == expected
-
-
-# the identity corpus
-
-
-def test_identity_corpus_is_big_enough_and_covers_every_construct():
-    text = "\n".join(_identity_lines())
-    assert len(_identity_lines()) >= 15
-    for construct in ["(AND ", "(JOIN ", "(R ", "(COUNT ", "(ARGMAX ", "(ARGMIN ", "(lt ",
-                      "(le ", "(gt ", "(ge ", "(TC ", "#integer", "#float", "#gYear", "#date",
-                      '"', "m.0", "canadian law"]:
-        assert construct in text, construct
-    ops = {type(node).__name__ for line in _identity_lines()
-           for _, node in parse(line).program.walk()}
-    assert ops == SUPPORTED | {"FindAll"}
-
-
-@pytest.mark.parametrize("line", _identity_lines())
-def test_identity(line):
-    assert print_program(parse(line).program) == line
 
 
 # printing

@@ -2,20 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from koplc.kopl import ir, steps_syntax
 from koplc.kopl.types import Direction
-
-IDENTITY = (Path(__file__).parent / "fixtures" / "identity" / "kopl_steps.txt").read_text(
-    encoding="utf-8").strip().split("\n\n")
-
-
-@pytest.mark.parametrize("text", IDENTITY)
-def test_identity(text):
-    assert steps_syntax.print_program(steps_syntax.parse(text).program) == text
 
 
 def test_sloppy_forms_parse_to_the_same_program():
