@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from koplc.kopl import bart_syntax
-from koplc.kopl.errors import ParseError, UnsupportedConstruct
+from koplc.kopl.errors import UnsupportedConstruct
 from koplc.kopl.ir import Count, Find, FindAll, QueryName, Relate
 
 IRELAND = QueryName(input=Relate(input=Find(name="Ireland"), relation="capital",
@@ -50,35 +50,6 @@ def test_spans_point_at_pieces():
     assert text[whole.start:whole.end] == "Relate <arg> capital"
     span = parsed.source_map.arg((0,), "name")
     assert text[span.start:span.end] == "Ireland"
-
-
-def error_of(text: str) -> ParseError:
-    with pytest.raises(ParseError) as err:
-        bart_syntax.parse(text)
-    assert err.value.source == text
-    return err.value
-
-
-@pytest.mark.parametrize(("text", "code", "line", "column"), [
-    ("Find <arg> X <func> Cont", "unknown-function", 1, 21),
-    ("Find <arg> X <arg> Y", "arity", 1, 1),
-    ("Find <arg> X <func> Find <arg> Y <func> Count", "unused-step", 1, 1),
-    ("Find <arg> X <func> And", "missing-input", 1, 21),
-    ("Count", "missing-input", 1, 1),
-    ("Find <arg> <arg> X", "empty-argument", 1, 6),
-    ("<func> Count", "syntax", 1, 1),
-    ("Find <arg> X <func>\n<func> Count", "syntax", 2, 1),
-    ("Find <arg> X <func> ", "syntax", 1, 21),
-    ("  ", "empty-program", 1, 1),
-])
-def test_errors_have_codes_and_positions(text, code, line, column):
-    diagnostic = error_of(text).diagnostics[0]
-    assert (diagnostic.code, diagnostic.span.line, diagnostic.span.column) == (code, line, column)
-
-
-def test_error_messages_read_plainly():
-    assert "did you mean 'Count'?" in str(error_of("Find <arg> X <func> Cont"))
-    assert "expected a function name" in str(error_of("<arg> X"))
 
 
 def test_looks_like():

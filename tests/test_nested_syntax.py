@@ -8,7 +8,6 @@ import pytest
 
 from conftest import FIXTURES
 from koplc.kopl import nested_syntax
-from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Find, FindAll, Node, QueryName, Relate
 
 
@@ -77,48 +76,6 @@ def test_spans_point_at_calls_names_and_arguments():
     assert text[span.start:span.end] == '"X"'
     whole = parsed.source_map.node(())
     assert (whole.start, whole.end) == (0, len(text))
-
-
-def error_of(text: str) -> ParseError:
-    with pytest.raises(ParseError) as err:
-        nested_syntax.parse(text)
-    assert err.value.source == text
-    return err.value
-
-
-@pytest.mark.parametrize(("text", "code", "line", "column"), [
-    ('QueryName(\n  Relate(Find("X"), "r", "forward")\n', "unbalanced-parens", 1, 10),
-    ('QueryName(Find("X")))', "unbalanced-parens", 1, 21),
-    ('Count(\n  Find("X)\n)', "unterminated-string", 2, 8),
-    ("Count(Find('X))", "unterminated-string", 1, 12),
-    ('QueryName(Fnd("X"))', "unknown-function", 1, 11),
-    ('Count(Find("X", "Y"))', "arity", 1, 7),
-    ('Relate(Find("X"))', "arity", 1, 1),
-    ('Count(Find("X"), Find("Y"))', "arity", 1, 1),
-    ("Count()", "arity", 1, 1),
-    ('Relate("r", Find("X"))', "argument-order", 1, 13),
-    ('Find("a" "b")', "syntax", 1, 10),
-    ('Find("\\N{NO SUCH NAME}")', "bad-escape", 1, 6),
-    ("Find x", "syntax", 1, 6),
-    ("", "empty-program", 1, 1),
-    ("   \n ", "empty-program", 1, 1),
-])
-def test_errors_have_codes_and_positions(text, code, line, column):
-    diagnostic = error_of(text).diagnostics[0]
-    assert (diagnostic.code, diagnostic.span.line, diagnostic.span.column) == (code, line, column)
-
-
-def test_error_messages_read_plainly():
-    assert "did you mean 'Find'?" in str(error_of('QueryName(Fnd("X"))'))
-    assert "expected ',' or ')'" in str(error_of('Find("a" "b")'))
-    assert "unbalanced parentheses" in str(error_of("Count(FindAll()"))
-    assert "unterminated string" in str(error_of('Find("abc'))
-    assert "  Count(FindAll()\n       ^" in str(error_of("Count(FindAll()"))
-
-
-def test_every_problem_is_reported_at_once():
-    codes = [d.code for d in error_of('Cont(Relate("r", Find("X")), Fnd("Y"))').diagnostics]
-    assert sorted(codes) == ["argument-order", "unknown-function", "unknown-function"]
 
 
 def test_looks_like():

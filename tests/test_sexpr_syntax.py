@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from conftest import FIXTURES
 from koplc.kopl import ir
-from koplc.kopl.errors import ParseError, UnsupportedConstruct
+from koplc.kopl.errors import UnsupportedConstruct
 from koplc.kopl.registry import OPS
 from koplc.kopl.types import ArgKind, Comparator, Direction
 from koplc.sexpr import NAME, looks_like, parse, print_program
@@ -263,64 +263,6 @@ def test_unsupported_construct_is_named(program, named):
     message = caught.value.diagnostics[0].message
     assert message.startswith("S-expressions cannot express ")
     assert named in message
-
-
-# errors
-
-
-@pytest.mark.parametrize(("text", "code", "line", "column"), [
-    ("(AND a.b (JOIN r m.01)", "unbalanced-parens", 1, 1),
-    ("(AND a.b\n  (JOIN r m.01)", "unbalanced-parens", 1, 1),
-    ("(COUNT m.01))", "unbalanced-parens", 1, 13),
-    ("(COUNT\n  (JOIN r m.01)\n)\n)", "unbalanced-parens", 4, 1),
-    (")", "unbalanced-parens", 1, 1),
-    ("(AND a.b\n  (JION r m.01))", "unknown-operator", 2, 4),
-    ("(COUNT a.b c.d)", "arity", 1, 1),
-    ("(AND a.b\n (ARGMAX c.d))", "arity", 2, 2),
-    ("(TC a.b r)", "arity", 1, 1),
-    ("(JOIN r)", "arity", 1, 1),
-    ("(ARGMAX a.b (JOIN r s t))", "arity", 1, 13),
-    (f"(JOIN r 1990-01^^{XSD}gYearMonth)", "unsupported-literal", 1, 9),
-    ("(ge r 2015-08-10T00:00:00^^xsd:dateTime)", "unsupported-literal", 1, 7),
-    ("(JOIN r true^^xsd:boolean)", "unsupported-literal", 1, 9),
-    ("(JOIN r 1^^http://example.org/int)", "unsupported-literal", 1, 9),
-    ("(lt k 5)", "unsupported-literal", 1, 7),
-    ('(lt k "x")', "unsupported-literal", 1, 7),
-    ("(TC a.b r soon)", "unsupported-literal", 1, 11),
-    ("(JOIN r abc^^xsd:integer)", "bad-literal", 1, 9),
-    ("", "empty-program", 1, 1),
-    (" \n ", "empty-program", 1, 1),
-    ('(JOIN r "abc)', "unterminated-string", 1, 9),
-    ("(COUNT m.01) (COUNT m.02)", "trailing-text", 1, 14),
-    ("()", "expected-operator", 1, 1),
-    ("((JOIN r x) y)", "expected-operator", 1, 2),
-    ("(R r)", "bad-argument", 1, 1),
-    ('"just a string"', "bad-argument", 1, 1),
-    ("(JOIN (R k) 3^^xsd:int)", "bad-argument", 1, 7),
-    ("(JOIN r (x) y)", "arity", 1, 9),
-    ("(ARGMAX a.b (AND c d))", "bad-argument", 1, 13),
-    ("(" * 150 + ")" * 150, "too-deep", 1, 1),
-])
-def test_parse_errors_point_at_the_problem(text, code, line, column):
-    with pytest.raises(ParseError) as caught:
-        parse(text)
-    first = caught.value.diagnostics[0]
-    assert (first.code, first.span.line, first.span.column) == (code, line, column)
-    assert f"Line {line}, Col {column}" in str(caught.value)
-
-
-def test_unknown_operator_suggests_the_closest():
-    with pytest.raises(ParseError) as caught:
-        parse("(JION r m.01)")
-    assert "did you mean 'JOIN'?" in caught.value.diagnostics[0].message
-    assert "(JION r m.01)\n   ^^^^" in str(caught.value)
-
-
-def test_every_problem_is_reported_in_text_order():
-    with pytest.raises(ParseError) as caught:
-        parse("(AND (JION a b)\n (COUNT x y))")
-    assert [d.code for d in caught.value.diagnostics] == ["unknown-operator", "arity"]
-    assert [d.span.line for d in caught.value.diagnostics] == [1, 2]
 
 
 # detection
