@@ -18,7 +18,7 @@ from koplc.kopl.errors import ParseError, UnsupportedConstruct
 from koplc.kopl.ir import Node
 from koplc.kopl.linear import Step, build_tree, linearize
 from koplc.kopl.program import Parsed
-from koplc.kopl.syntax_errors import parse_with
+from koplc.kopl.syntax_errors import parse_nonempty
 
 NAME = "kopl-bart"
 
@@ -39,10 +39,7 @@ def looks_like(text: str) -> bool:
 
 def parse(text: str) -> Parsed:
     """Parse a BART program string into the IR; raises ParseError with every problem found."""
-    if not text.strip():
-        raise ParseError("the program is empty", code="empty-program",
-                         span=Span.at_offset(text, 0), source=text)
-    tree = parse_with(load_grammar("kopl_bart"), text, _LABELS, {})
+    tree = parse_nonempty(load_grammar("kopl_bart"), text, _LABELS, {})
     diagnostics: list[Diagnostic] = []
     steps = [_step(node, text, diagnostics) for node in tree.children if isinstance(node, Tree)]
     if diagnostics:

@@ -16,7 +16,7 @@ from lark import Token, Tree
 from koplc.grammar.load import load_grammar
 from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError
-from koplc.kopl.syntax_errors import parse_with
+from koplc.kopl.syntax_errors import parse_nonempty
 
 MAX_DEPTH = 64
 _LABELS = {"STRING": "a string", "NUMBER": "a number", "LBRACE": "'{'", "LSQB": "'['",
@@ -44,10 +44,7 @@ class Located:
 
 def load(text: str) -> Located:
     """The JSON value of `text` with spans; raises ParseError on bad JSON or bad strings."""
-    if not text.strip():
-        raise ParseError("the input is empty", code="empty-program",
-                         span=Span.at_offset(text, 0), source=text)
-    tree = parse_with(load_grammar("json"), text, _LABELS, _BRACKETS)
+    tree = parse_nonempty(load_grammar("json"), text, _LABELS, _BRACKETS, what="input")
     diagnostics: list[Diagnostic] = []
     value = _convert(tree, text, diagnostics, 0)
     if diagnostics:

@@ -19,7 +19,7 @@ from koplc.kopl.ir import Node
 from koplc.kopl.linear import Step, build_tree, linearize
 from koplc.kopl.program import Parsed
 from koplc.kopl.quoting import quote, unquote
-from koplc.kopl.syntax_errors import parse_with
+from koplc.kopl.syntax_errors import parse_nonempty
 
 NAME = "kopl-nested"
 
@@ -36,10 +36,7 @@ def looks_like(text: str) -> bool:
 
 def parse(text: str) -> Parsed:
     """Parse nested calls into the IR; raises ParseError with every problem found."""
-    if not text.strip():
-        raise ParseError("the program is empty", code="empty-program",
-                         span=Span.at_offset(text, 0), source=text)
-    tree = parse_with(load_grammar("kopl_nested"), text, _LABELS, _BRACKETS)
+    tree = parse_nonempty(load_grammar("kopl_nested"), text, _LABELS, _BRACKETS)
     diagnostics: list[Diagnostic] = []
     steps = _steps(tree.children[0], text, diagnostics)
     if not diagnostics:

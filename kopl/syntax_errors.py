@@ -27,6 +27,15 @@ def parse_with(parser: Lark, text: str, labels: dict[str, str],
         raise ParseError(str(err), span=Span.at_offset(text, 0), source=text) from None
 
 
+def parse_nonempty(parser: Lark, text: str, labels: dict[str, str], brackets: dict[str, str],
+                   what: str = "program") -> Tree:
+    """`parse_with`, but blank text is an `empty-program` ParseError ("the program is empty")."""
+    if not text.strip():
+        raise ParseError(f"the {what} is empty", code="empty-program",
+                         span=Span.at_offset(text, 0), source=text)
+    return parse_with(parser, text, labels, brackets)
+
+
 def syntax_error(err: UnexpectedInput, parser: Lark, text: str, labels: dict[str, str],
                  brackets: dict[str, str]) -> ParseError:
     """The ParseError for one of lark's UnexpectedInput exceptions."""
