@@ -138,8 +138,8 @@ def reading_speed(lm, text: str) -> float | None:
 
 def markdown(out: Path) -> str:
     """Every config's summary in `out` as two tables: accuracy with error sources, timings."""
-    rows = ["| config | hop | n | Hits@1 | F1 | answered by | failures | wrong programs |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| config | hop | n | Hits@1 | Hits@1 (set) | F1 | answered by | failures | "
+            "wrong programs |", "|---|---|---|---|---|---|---|---|---|"]
     times = ["| config | hop | questions | generation median / p95 | grounding median / p95 | "
              "execution median / p95 | total median / p95 |", "|---|---|---|---|---|---|---|"]
     for name in CONFIGS:
@@ -152,7 +152,8 @@ def markdown(out: Path) -> str:
             failures = ", ".join(f"{k} {v}" for k, v in sorted(s["failures"].items()))
             errors = ", ".join(f"{k} {v}" for k, v in sorted(s["wrong_programs"].items()))
             sources = ", ".join(f"{k} {v}" for k, v in sorted(s["answered_by"].items()))
-            rows.append(f"| {name} | {hop} | {s['n']} | {s['hits@1']} | {s['f1']} | "
+            rows.append(f"| {name} | {hop} | {s['n']} | {s['hits@1']} | "
+                        f"{s.get('hits@1 (set)', '-')} | {s['f1']} | "
                         f"{sources} | {failures} | {errors} |")
             for label, t in (("all", s["seconds"]),
                              (f"new prompt ({s.get('n_new_prompt', 0)})",

@@ -1,8 +1,10 @@
 """Scoring a front end's Compiled results against gold questions, and their summary.
 
 Hits@1: the front end's top-ranked answer (the topic left out, as MetaQA scores) is a gold
-answer; each front end says how it ranks (`FrontEnd.ranking`). F1: the answer set, less the
-topic, against the gold set. A question failed at the stage its Compiled names, else at "wrong
+answer; each front end says how it ranks (`FrontEnd.ranking`). Hits@1 (set), BYOKG's rule for a
+front end that answers with a set: every answer of the set is at rank 1, so a question counts
+when any answer, less the topic, is a gold answer. F1: the answer set, less the topic, against
+the gold set. A question failed at the stage its Compiled names, else at "wrong
 answer" when its answer set is not exactly the gold set.
 """
 
@@ -31,6 +33,7 @@ def score(compiled: Compiled, gold: GoldQuestion, seconds: float,
         wrong = wrong_program(compiled.final, gold.program)
     return {"question": gold.text, "kind": gold.kind, "qtype": gold.qtype,
             "hits1": int(compiled.top(gold.topic) in gold.answers),
+            "hits1_set": int(bool(predicted & gold.answers)),
             "f1": f1(predicted, gold.answers), "failure": failure, "error": compiled.error,
             "wrong_program": wrong, "answered_by": compiled.provenance.stage,
             "demos": list(compiled.provenance.demos), "repair": compiled.provenance.repair,
@@ -78,8 +81,8 @@ def _chain(node: Node) -> tuple[list[tuple], list[str]]:
 
 
 def summarize(records: list[dict]) -> dict:
-    """Overall and per kind (in order of first appearance): count, Hits@1 and F1 in percent,
-    failures by stage, wrong programs, the stages that answered, seconds per stage."""
+    """Overall and per kind (in order of first appearance): count, Hits@1 (top-ranked and set
+    rule) and F1 in percent, failures by stage, wrong programs, the stages that answered, seconds per stage."""
     kinds = list(dict.fromkeys(r["kind"] for r in records))
     return {"overall": _block(records),
             "kinds": {k: _block([r for r in records if r["kind"] == k]) for k in kinds}}
@@ -90,6 +93,7 @@ def _block(rows: list[dict]) -> dict:
     return {
         "n": n,
         "hits@1": round(100 * sum(r["hits1"] for r in rows) / n, 1) if n else 0.0,
+        "hits@1 (set)": round(100 * sum(r["hits1_set"] for r in rows) / n, 1) if n else 0.0,
         "f1": round(100 * sum(r["f1"] for r in rows) / n, 1) if n else 0.0,
         "failures": dict(Counter(r["failure"] for r in rows if r["failure"])),
         "wrong_programs": dict(Counter(r["wrong_program"] for r in rows if r["wrong_program"])),

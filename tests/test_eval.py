@@ -96,6 +96,14 @@ def test_scores_rank_leave_out_the_topic_and_name_the_failing_stage():
     assert summary["overall"]["seconds"]["total"] == {"median": 0.85, "p95": 1.5}
 
 
+def test_the_set_rule_counts_any_gold_answer_of_the_set_at_rank_1():
+    q1 = read_gold_questions([QUESTIONS])[0]
+    record = score(Compiled(q1.text, "x", answers=("Heat", "Tracker")), q1, 0.1)
+    assert (record["hits1"], record["hits1_set"]) == (0, 1)
+    summary = summarize([record])["overall"]
+    assert (summary["hits@1"], summary["hits@1 (set)"]) == (0.0, 100.0)
+
+
 class Scripted:
     """Fault injection: a front end with fixed answers, or one that cannot work at all."""
 
