@@ -155,6 +155,8 @@ class KB:
             "entities": len(self.ids) - self.n_concepts,
             "attribute facts": sum(map(len, self.attributes)),
             "relation records": sum(map(len, self.relations)),
+            "relation triples": len({(n, r, o) if d == "forward" else (o, r, n)
+                                     for facts in self.relations for n, r, d, o, _ in facts}),
             "qualifier values": qualifiers,
             "attribute keys": len(self.attr_index),
             "relations": len(self.relation_names),

@@ -3,7 +3,9 @@ demonstration pool and verified dev questions shipped inside the package, and th
 
 from __future__ import annotations
 
+import functools
 import gzip
+import hashlib
 import os
 import re
 import shutil
@@ -20,16 +22,30 @@ DATA = files("koplc.llm").joinpath("data")
 def default_kb_path() -> Path:
     """The shipped MetaQA KB (kb.txt triples, gzip in the package), unpacked once into the
     cache folder."""
-    return _unpacked("metaqa_kb.txt.gz", cache_root() / "default-kb" / "metaqa_kb.txt")
+    name = "metaqa_kb.txt.gz"
+    return _unpacked(name, cache_root() / "default-kb" / _digest(name) / "metaqa_kb.txt")
+
+
+DEV_FILES = tuple(f"metaqa_qa_{hop}hop_dev.tsv.gz" for hop in (1, 2, 3))
 
 
 def default_dev_folder() -> Path:
     """A folder of MetaQA's verified dev questions, ``qa_{1,2,3}hop_dev.tsv``: shipped in the
     package (gzip), unpacked once into the cache folder."""
-    folder = cache_root() / "default-data" / "metaqa"
-    for hop in (1, 2, 3):
-        _unpacked(f"metaqa_qa_{hop}hop_dev.tsv.gz", folder / f"qa_{hop}hop_dev.tsv")
+    folder = cache_root() / "default-data" / f"metaqa-{_digest(*DEV_FILES)}"
+    for hop, name in enumerate(DEV_FILES, 1):
+        _unpacked(name, folder / f"qa_{hop}hop_dev.tsv")
     return folder
+
+
+@functools.cache
+def _digest(*names: str) -> str:
+    """A short hash of the shipped files `names`: the cache folder they unpack into, so that
+    a package with other data never reads an older copy."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update((DATA / name).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def _unpacked(name: str, target: Path) -> Path:

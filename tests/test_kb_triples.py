@@ -128,7 +128,7 @@ def test_metaqa_kopl_json_round_trips():
 
 def test_the_whole_metaqa_kb_round_trips_through_json(kb_for, tmp_path):
     data = kb_to_data(kb_for(METAQA_KB))
-    assert len(data["entities"]) == 26252 and len(data["concepts"]) == 8
+    assert len(data["entities"]) == 43234 and len(data["concepts"]) == 8
     path = tmp_path / "kopl_kb.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     assert kb_to_data(load_kopl_json(path)) == data

@@ -60,13 +60,13 @@ def test_cli_compile_prints_program_sparql_and_answer(capsys):
 
 def test_cli_jsonl_and_no_link(tmp_path, capsys):
     questions = tmp_path / "q.txt"
-    questions.write_text("what movies did Temuera Morrison act in\nhow is the weather today\n")
+    questions.write_text("what movies did Temuera Morrison act in\nhow do i reset my password\n")
     assert cli.main(["compile", str(questions), "--emit", "answer"]) == cli.EXIT_USER_ERROR
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines[0]["ok"] and "Once Were Warriors" in lines[0]["answer"]
     assert not lines[1]["ok"] and "nothing in the question links" in lines[1]["error"]
     single = tmp_path / "one.txt"
-    single.write_text("how is the weather today\n")
+    single.write_text("how do i reset my password\n")
     assert cli.main(["compile", str(single)]) == cli.EXIT_USER_ERROR
     assert "nothing in the question links to the KB" in capsys.readouterr().err
 

@@ -81,7 +81,7 @@ def test_linking_finds_entities_without_brackets(kb):
     assert linked.entities == ("Tom Hanks",)
     assert linked.masked() == "who directed the movies that ENT acted in?"
     assert link("what does [Tom Cullen] act in", kb).entities == ("Tom Cullen",)
-    assert link("how is the weather today", kb).entities == ()
+    assert link("how do i reset my password", kb).entities == ()
     # one normal form, two entities: the spelling the question uses picks the tag or the person
     assert link("what films are about [kevin costner]", kb).entities == ("kevin costner",)
     assert link("what films did Kevin Costner star in", kb).entities == ("Kevin Costner",)

@@ -30,7 +30,8 @@ def add_kb(commands) -> None:
     kb = commands.add_parser("kb", help="inspect or convert a KB", description="KB commands")
     kb_commands = kb.add_subparsers(required=True, metavar="KB_COMMAND")
     stats = kb_commands.add_parser("stats", help="count concepts, entities, facts, keys")
-    stats.add_argument("kb", metavar="KB")
+    stats.add_argument("kb", metavar="KB", nargs="?",
+                       help="the KB file (default: the MetaQA KB shipped in the package)")
     stats.set_defaults(run=_kb_stats)
     convert = kb_commands.add_parser("convert", help="write the KB as KoPL KB JSON")
     convert.add_argument("kb", metavar="KB")
@@ -57,7 +58,7 @@ def run_program(args) -> int:
 
 
 def _kb_stats(args) -> int:
-    for name, count in api.kb_stats(api.load_kb(args.kb)).items():
+    for name, count in api.kb_stats(api.load_kb(args.kb or api.default_kb_path())).items():
         print(f"{name}: {count}")
     return 0
 
