@@ -37,7 +37,7 @@ export LINK_IMPORT_GRAPH
 # demo and test install first when .venv is missing or older than pyproject.toml.
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup system-deps demo test lint llama
+.PHONY: setup system-deps demo test lint llama import-tree
 
 # The SPARQL tests run the real Virtuoso server from Debian's packages (on 127.0.0.1 only).
 system-deps:
@@ -71,5 +71,10 @@ test: $(INSTALLED)
 
 lint:
 	$(VENV)/bin/ruff check .
-	$(PY) -c "$$LINK_IMPORT_GRAPH" $(IMPORT_GRAPH)
+	$(MAKE) --no-print-directory import-tree
 	cd $(IMPORT_GRAPH) && $(CURDIR)/$(VENV)/bin/lint-imports --config $(CURDIR)/pyproject.toml
+
+# The package tree as Python sees it, from symlinks (also how .ci/run imports a copy of the
+# checkout); no install first, so it can run on a copy with another PY.
+import-tree:
+	$(PY) -c "$$LINK_IMPORT_GRAPH" $(IMPORT_GRAPH)
