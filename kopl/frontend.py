@@ -103,7 +103,8 @@ class Settings:
     `response_cache`: a sqlite file of cached LM responses or "off"; `model`: a trained model
     folder; `reuse`: reuse the program of a pool question phrased the same way;
     `leave_template_out`: leave each question's own template out of the pool (evaluation);
-    `options`: the front end's own options object, which overrides the switches above.
+    `options`: the front end's own options object, which overrides the switches above;
+    `pool`: a demonstration pool file to use instead of the KB's own (explored) pool.
     """
 
     lm: Any = "embedded"
@@ -112,6 +113,7 @@ class Settings:
     reuse: bool = True
     leave_template_out: bool = False
     options: Any = None
+    pool: str | None = None
 
 
 @runtime_checkable

@@ -20,6 +20,7 @@ FRONTENDS = {
     "llm": "koplc.llm.frontend",
     "gnn": "koplc.gnn.frontend",
     "agent": "koplc.llm.agent.frontend",
+    "byokg": "koplc.llm.byokg",
 }
 
 

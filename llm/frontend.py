@@ -15,15 +15,17 @@ class LlmFrontEnd:
 
     The Compiler of a KB (prompt prefix, demonstration pool, indexes) is built on the first
     question about it and kept (its seconds are the "setup" stage of that question);
-    `compiler` hands it one already built."""
+    `compiler` hands it one already built. `pool` is a list of demonstrations; without it
+    the KB's own pool is used (`pool_file`, else the KB's explored pool, see kb_pool)."""
 
     name = "llm"
     ranking = ("a program's answer is a set, listed in the executor's order (the KB's); its "
                "first member is the top answer")
 
     def __init__(self, lm, *, options: CompileOptions | None = None,
-                 leave_template_out: bool = False, pool=None, compiler: Compiler | None = None):
-        self.lm, self.pool = lm, pool
+                 leave_template_out: bool = False, pool=None, pool_file: str | None = None,
+                 compiler: Compiler | None = None):
+        self.lm, self.pool, self.pool_file = lm, pool, pool_file
         self.options = options or CompileOptions()
         self.leave_template_out = leave_template_out
         self._held = None if compiler is None else (compiler.kb, compiler)
@@ -32,7 +34,12 @@ class LlmFrontEnd:
         """The Compiler for `kb`, kept for the last KB asked about (its grounding indexes are
         kept by the KB's file)."""
         if self._held is None or self._held[0] is not kb:
-            self._held = (kb, Compiler(kb, self.lm, kb_path=kb.source or None, pool=self.pool,
+            pool = self.pool
+            if pool is None:
+                from koplc.llm.kb_pool import demos_for_kb
+
+                pool = demos_for_kb(kb, pool_file=self.pool_file)
+            self._held = (kb, Compiler(kb, self.lm, kb_path=kb.source or None, pool=pool,
                                        options=self.options))
         return self._held[1]
 
@@ -71,12 +78,13 @@ def _repair_edit(attempt: Attempt) -> str | None:
 
 
 def open_frontend(settings: Settings) -> LlmFrontEnd:
-    """The LLM front end: the LM of `settings.lm` and the shipped demonstration pool."""
-    from koplc.llm.defaults import default_pool, open_lm
+    """The LLM front end: the LM of `settings.lm`; the pool of `settings.pool`, else each KB's
+    own pool."""
+    from koplc.llm.defaults import open_lm
 
     lm = settings.lm
     if isinstance(lm, str):
         lm = open_lm(lm, settings.response_cache)
     options = settings.options or CompileOptions(reuse=settings.reuse)
     return LlmFrontEnd(lm, options=options, leave_template_out=settings.leave_template_out,
-                       pool=default_pool())
+                       pool_file=settings.pool)

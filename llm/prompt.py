@@ -6,18 +6,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from koplc.kopl.grounding.mentions import Linked
+from koplc.kopl.registry import OpInfo
+from koplc.kopl.types import Type
 from koplc.llm.catalogue import catalogue, ops_for_kb
 from koplc.llm.demos import Demo
 
-INSTRUCTIONS = """\
-You translate a question about a knowledge base into a KoPL program. A program is a list of \
-function calls, one per line; each call takes the output of the line before it as its input, \
-and a blank line ends the program. Start from the entities the question mentions (Find), \
-follow relations with Relate (forward from the subject to the object, backward from the object \
-to the subject), one Relate per hop, and finish with the function that gives the kind of \
-answer asked for (QueryName for names, Count for how many). Use only the functions below and \
-only relation names of this knowledge base.
-"""
+_ANSWERS = {Type.NAMES: "names", Type.COUNT: "how many", Type.VALUES: "an attribute's value",
+            Type.QUALIFIER_VALUES: "a qualifier's value", Type.BOOLEAN: "yes or no",
+            Type.RELATIONS: "how two things are related"}
+
+
+def instructions(ops: list[OpInfo]) -> str:
+    """The prompt's instructions, written from the ops a KB can use (as the catalogue is).
+
+    >>> from koplc.kopl.registry import OPS
+    >>> "Count for how many" in instructions([OPS["Find"], OPS["Count"]])
+    True
+    """
+    names = {op.name for op in ops}
+    text = ("You translate a question about a knowledge base into a KoPL program. A program is "
+            "a list of function calls, one per line; each call takes the output of the line "
+            "before it as its input (a call with two inputs joins the last two branches), and "
+            "a blank line ends the program.")
+    sources = [op.name for op in ops if op.arity == 0]
+    if sources:
+        text += f" Start from what the question mentions ({', '.join(sources)})"
+        text += (", follow relations with Relate (forward from the subject to the object, "
+                 "backward from the object to the subject), one Relate per hop"
+                 if "Relate" in names else "") + "."
+    finals: dict[str, list[str]] = {}
+    for op in ops:
+        if op.output in _ANSWERS:
+            finals.setdefault(_ANSWERS[op.output], []).append(op.name)
+    if finals:
+        kinds = ", ".join(f"{' or '.join(ops_)} for {kind}" for kind, ops_ in finals.items())
+        text += f" Finish with a function that gives the kind of answer asked for ({kinds})."
+    return text + (" Use only the functions below and only the relation and attribute names "
+                   "of this knowledge base.\n")
 
 
 @dataclass(frozen=True)
@@ -29,7 +54,7 @@ class PromptBuilder:
     @classmethod
     def for_kb(cls, kb) -> PromptBuilder:
         """The fixed part: instructions, the catalogue of the ops `kb` can use, its schema."""
-        parts = [INSTRUCTIONS, "Functions (inputs; arguments -> output):",
+        parts = [instructions(ops_for_kb(kb)), "Functions (inputs; arguments -> output):",
                  catalogue(ops_for_kb(kb)), ""]
         relations = sorted(kb.relation_names)
         if relations:

@@ -61,11 +61,14 @@ def _frontend_flags(sub) -> None:
     sub.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
     sub.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
     sub.add_argument("--model", help="gnn: the trained model folder")
+    sub.add_argument("--pool", help="llm, byokg: demonstration pool file (a `koplc explore` "
+                     "pool or a MetaQA-style TSV) instead of the KB's own pool, which is "
+                     "explored on first use and cached")
 
 
 def _settings(args) -> dict:
     settings = {"lm": args.lm, "response_cache": args.response_cache, "model": args.model,
-                "reuse": not args.no_reuse}
+                "reuse": not args.no_reuse, "pool": args.pool}
     return {**settings, "leave_template_out": getattr(args, "leave_template_out", False)}
 
 

@@ -1,0 +1,44 @@
+"""The BYOKG front end through the registry, the embedded model scoring: KB-admissible
+bottom-up search on the example KB, and what it says when nothing is found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from koplc.frontends import open_frontend
+from koplc.kopl.frontend import Settings
+from koplc.kopl.ir import Count, Find, QueryAttr, Relate
+from koplc.kopl.kb_cache import load_kb
+from koplc.llm.byokg import ByokgOptions, admissible, expansions
+
+EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KOPLC_RESPONSE_CACHE", str(tmp_path / "responses.sqlite"))
+
+
+def test_only_admissible_expansions():
+    kb = load_kb(EXAMPLE)
+    start = Find(name="LeBron James")
+    kept = {c.model_dump_json(): admissible(c, kb, {"LeBron James"})
+            for c in expansions(start, kb, ())}
+    assert kept[QueryAttr(input=start, key="height").model_dump_json()] == ("206 centimetre",)
+    assert kept[Relate(input=start, relation="drafted by",
+                       direction="backward").model_dump_json()] is None
+    assert kept[Count(input=start).model_dump_json()] == ("1",)
+
+
+def test_how_tall_answers_the_height():
+    frontend = open_frontend("byokg", Settings(options=ByokgOptions(beam=3, max_steps=2)))
+    kb = load_kb(EXAMPLE)
+    compiled = frontend.compile("How tall is LeBron James?", kb)
+    assert compiled.answers == ("206 centimetre",), compiled.to_json()
+    assert compiled.provenance.stage == "byokg" and compiled.sparql
+    nothing = frontend.compile("How tall is Mount Everest?", kb)
+    assert not nothing.answers and nothing.failure == "link"
+    assert nothing.error.startswith("nothing found")
