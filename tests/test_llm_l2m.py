@@ -1,0 +1,38 @@
+"""L2M verbalisation of explored programs with the embedded model: sub-questions bottom up,
+kept only through the inverse-consistency check, recorded with what made them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from koplc.kopl.exploration import ExploreOptions, explore
+from koplc.kopl.kb_cache import load_kb
+from koplc.llm.l2m import sub_programs, with_l2m_questions
+
+EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KOPLC_RESPONSE_CACHE", str(tmp_path / "responses.sqlite"))
+
+
+def test_two_hop_program_gets_a_checked_question():
+    from koplc.llm.defaults import open_lm
+
+    kb = load_kb(EXAMPLE)
+    entries = [e for e in explore(kb, ExploreOptions(programs=40)) if e.hops == 2
+               and e.ops[-1] == "QueryName"][:1]
+    assert entries, "the example KB explores a two-hop QueryName program"
+    assert len(sub_programs(entries[0].program)) == 3
+    [(entry, made)] = list(with_l2m_questions(entries, open_lm("embedded"), kb, "gemma"))
+    assert len(made.sub_questions) == 2 and made.question
+    assert made.kept == (made.margin > 0)
+    if made.kept:
+        assert entry.questions[-1].text == made.question
+        assert entry.questions[-1].by == "gemma:l2m+inverse-consistency"
+    else:
+        assert [q.by for q in entry.questions] == ["canonical"]
