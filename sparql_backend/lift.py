@@ -28,6 +28,7 @@ from koplc.sparql_backend.encodings import (
     Encoding,
     encoding_named,
 )
+from koplc.sparql_backend.lift_tests import read_special, read_value_test
 
 _TOKEN = re.compile(r'\s*(<[^<>\s]*>|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?|[?$]\w+|'
                     r"[{}().;,*]|[A-Za-z_][\w:-]*)")
@@ -36,21 +37,9 @@ _STRUCTURE = re.compile(r"^(PREFIX\s|\{ SELECT DISTINCT [?$\w ]+ WHERE \{$|\}+$|
 _OPAQUE = re.compile(r'"(?:[^"\\]|\\.)*"|<[^<>\s]*>|#[^\n]*|[?$]\w+')
 _OUTSIDE = re.compile(r"\b(ORDER\s+BY|GROUP\s+BY|LIMIT|OFFSET|MINUS|SERVICE|"
                       r"HAVING|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b", re.IGNORECASE)
-# The engine's value tests as value_patterns.py writes them (value nodes): a quantity, a time.
-_QUANTITY = re.compile(r"^([?$]\w+) <([^>]+)> ([?$]\w+) \. \1 <([^>]+)> ([?$]\w+) \. "
-                       r'FILTER\(\3 = "((?:[^"\\]|\\.)*)" && (.*)\)$')
-_TIME = re.compile(r"^([?$]\w+) <([^>]+)> ([?$]\w+) \. \1 <([^>]+)> ([?$]\w+) \. FILTER\((.*)\)$")
-_COMPARISON = re.compile(r'[?$]\w+ (=|!=|<|>) "([^"]*)"\^\^xsd:(\w+)')
-_INCLUSIVE = {">": "<=", "<": ">="}
 _SKIPPED = re.compile(r"^(\{ SELECT \(COUNT\(\*\) AS \?total\) \(SUM\(\?hit0\) AS \?hits\) WHERE \{|"
                       r'BIND\(IF\(COALESCE\(\?hits, 0\) = 0, "no", IF\(\?hits = \?total, "yes", '
                       r'"not sure"\)\) AS \?answer\))$')
-_VALUES = re.compile(r"^VALUES ([?$]\w+) \{ <([^>]+)> \}$")
-_VERIFY = re.compile(r"^BIND\(IF\(EXISTS \{ (.*) \}, 1, 0\) AS \?hit0\)$")
-_ANY_TYPE = re.compile(r'^FILTER\(EXISTS \{ <([^>]+)> <urn:koplc:keyType> "string" \. ([?$]\w+) '
-                       r'<[^>]+> "((?:[^"\\]|\\.)*)" \. \} \|\| ')
-_CONDITION = re.compile(r"^FILTER EXISTS \{ ([?$]\w+) <([^>]+)> ([?$]\w+) \. FILTER\(EXISTS \{ "
-                        r'<[^>]+> <urn:koplc:keyType> "string" \. \3 <[^>]+> "((?:[^"\\]|\\.)*)" \. \}')  # `!(x > t)` is how `x <= t` is written
 _VALUE_DESCRIPTION = re.compile(r"^(OPTIONAL \{ [?$]\w+ <[^>]+> [?$]\w+ \} ?)+$")
 
 
@@ -118,7 +107,7 @@ def _read_block(lines: list[str], e: Encoding, inner: list[list[str]]) -> Facts:
             inner.append(line.split()[3:-2])
         if _STRUCTURE.match(line) or _VALUE_DESCRIPTION.match(line) or _SKIPPED.match(line):
             continue
-        if _read_special(line, e, facts) or _read_value_test(line, e, facts):
+        if read_special(line, e, facts) or read_value_test(line, e, facts):
             continue
         if not line.startswith(("?", "$", "<")):
             raise UnsupportedConstruct(f"cannot lift {_first_word(line)}: the lifted subset is "
@@ -145,89 +134,6 @@ def _union(lines: list[str], at: int, e: Encoding, inner) -> tuple[list[Facts], 
             at += 1
             continue
         return branches, at
-
-
-def _read_special(line: str, e: Encoding, facts: Facts) -> bool:
-    """VALUES of one entity, the yes/no test of Verify*, and the any-type value tests of
-    QueryAttrQualifier and QueryAttrUnderCondition; False when `line` is none of them."""
-    values = _VALUES.match(line)
-    if values:
-        facts.ids[values[1]] = e.node_id(values[2])
-        return True
-    verify = _VERIFY.match(line)
-    if verify:
-        test = Facts()
-        if not (_read_value_test(verify[1], e, test) or _read_value_test_triple(verify[1], e,
-                                                                                  test)):
-            raise UnsupportedConstruct(f"cannot lift the test {verify[1]!r}",
-                                       code="unsupported-sparql")
-        facts.verify = next(iter(test.tests.items()))
-        return True
-    typed = _ANY_TYPE.match(line)
-    if typed:
-        facts.tests[typed[2]] = ("any", _unescape(typed[3]), "=")
-        return True
-    condition = _CONDITION.match(line)
-    if condition and e.key_name(condition[2]):
-        facts.conditions[condition[1]] = (e.key_name(condition[2]), _unescape(condition[4]))
-        return True
-    return False
-
-
-def _read_value_test_triple(text: str, e: Encoding, facts: Facts) -> bool:
-    """`?v <value> "text" .` (a string test) into `facts.tests`."""
-    found = re.match(r'^([?$]\w+) <([^>]+)> "((?:[^"\\]|\\.)*)" \.$', text.strip())
-    if found is None or found[2] != e.value:
-        return False
-    facts.tests[found[1]] = ("string", _unescape(found[3]), "=")
-    return True
-
-
-def _read_value_test(line: str, e: Encoding, facts: Facts) -> bool:
-    """A quantity or time test on a value handle (see value_patterns.ValuePatterns.test) into
-    `facts.tests`; False when `line` is not one."""
-    if "FILTER" not in line:
-        return False
-    quantity = _QUANTITY.match(line)
-    if quantity and (quantity[2], quantity[4]) == (e.unit, e.value):
-        op, number, _ = _comparison(quantity[7])
-        facts.tests[quantity[1]] = ("number", f"{_number(number)} {_unescape(quantity[6])}", op)
-        return True
-    time = _TIME.match(line)
-    if time and (time[2], time[4]) == (e.year, e.time):
-        check = time[6]
-        dated = re.search(r'"(\d{4}-\d\d-\d\d)"', check)
-        if dated is None:
-            op, year, _ = _comparison(check)
-            facts.tests[time[1]] = ("year", year, op)
-        elif "STR(" in check:
-            facts.tests[time[1]] = ("date", dated[1], "!=" if "!=" in check else "=")
-        else:
-            op, day, _ = _comparison(check.split("||")[0] if not check.startswith("!(")
-                                     else check)
-            facts.tests[time[1]] = ("date", day, op)
-        return True
-    raise UnsupportedConstruct(f"cannot lift the FILTER of {line!r}", code="unsupported-sparql")
-
-
-def _comparison(check: str) -> tuple[str, str, str]:
-    """(operator, literal, datatype) of a comparison, `!(x > t)` read as `x <= t`."""
-    found = _COMPARISON.search(check)
-    if found is None:
-        raise UnsupportedConstruct(f"cannot lift the test {check!r}", code="unsupported-sparql")
-    op = found[1]
-    if check.startswith("!(") and op in _INCLUSIVE:
-        op = _INCLUSIVE[op]
-    return op, found[2], found[3]
-
-
-def _number(text: str) -> str:
-    number = float(text)
-    return str(int(number)) if number.is_integer() else repr(number)
-
-
-def _unescape(body: str) -> str:
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m[1], m[1]), body)
 
 
 def _first_word(line: str) -> str:
