@@ -32,6 +32,10 @@ class _Tests:
 def read_special(line: str, e: Encoding, facts) -> bool:
     """VALUES of one entity, the yes/no test of Verify*, and the any-type value tests of
     QueryAttrQualifier and QueryAttrUnderCondition; False when `line` is none of them."""
+    if line in ("FILTER(false)", "BIND(0 AS ?hit0)"):
+        raise UnsupportedConstruct("cannot lift a comparison the lowering wrote as never true "
+                                   "(the engine refuses its comparator)",
+                                   code="unsupported-sparql")
     values = _VALUES.match(line)
     if values:
         facts.ids[values[1]] = e.node_id(values[2])

@@ -106,8 +106,8 @@ def test_generated_programs_round_trip(data, kbs):
         query = lower(program).query
     except KoplcError:
         return
-    if "FILTER(false)" in query:  # a comparison the engine refuses lowers to nothing to read
-        return
+    if "FILTER(false)" in query or "BIND(0 AS ?hit0)" in query:
+        return  # a comparison the engine refuses lowers to nothing to read
     assert _answer(lift(query), kbs["example"]) == _answer(program, kbs["example"])
 
 
