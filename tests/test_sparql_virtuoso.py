@@ -63,14 +63,15 @@ def test_every_conformance_case_answers_the_same_on_virtuoso(kb_for, endpoint_fo
     assert not differ, differ[:3]
 
 
-def test_every_metaqa_gold_program_answers_the_same_on_virtuoso(kb_for, endpoint_for):
+def test_metaqa_gold_programs_answer_the_same_on_virtuoso(kb_for, endpoint_for):
+    """Every tenth verified question of each hop (3,185 of the whole KB's 31,835)."""
     kb, endpoint = kb_for(METAQA_KB), endpoint_for(METAQA_KB)
     programs = [gold_program(q.topic, q.qtype) for hop in (1, 2, 3)
-                for q in read_questions(metaqa_dev(hop))]
+                for q in read_questions(metaqa_dev(hop))[::10]]
     with ThreadPoolExecutor(max_workers=4) as pool:
         answers = list(pool.map(lambda p: through_sparql(p, endpoint, "plain"), programs))
     differ = [p for p, got in zip(programs, answers, strict=True) if not same(native(p, kb), got)]
-    assert len(programs) == 9670
+    assert len(programs) == 948 + 1488 + 749
     assert not differ, differ[:3]
 
 
