@@ -203,12 +203,14 @@ class Compiler:
                 return replace(attempt, failed="grounding", error=err.render())
             finally:
                 seconds["grounding"] += time.perf_counter() - clock
-            attempt.grounded = steps_syntax.print_program(node)
             moved = _moved(changes, linked)
             if moved:
-                return replace(attempt, failed="grounding", error=(
-                    f"grounding replaced the question's entity {moved[0]['original']!r} by "
-                    f"{moved[0]['replacement']!r}"))
+                # Grounding traded the question's entity for a name that fits the program's
+                # relation (a tag 'francis veber' for the person Francis Lederer): the entity
+                # stays, the program runs as written, and an empty answer goes to path repair.
+                node = _pinned(node, moved)
+                attempt.changes = [c for c in attempt.changes if c not in moved]
+            attempt.grounded = steps_syntax.print_program(node)
         attempt.node = node
         clock = time.perf_counter()
         try:
@@ -287,6 +289,20 @@ def hints(linked, demos) -> list[str]:
         return []
     return [d.adapted(linked.entities[0]) + STOP[-1] for d in reversed(demos)
             if len(d.entities) == 1]
+
+
+def _pinned(node, moved: list[dict]):
+    """`node` with each moved Find pointed back at the question's own entity."""
+    from koplc.kopl.grounding.rewrite import rebuild
+
+    back = {c["replacement"]: c["original"] for c in moved}
+
+    def visit(step, expected):
+        if step.op == "Find" and step.name in back:
+            return step.model_copy(update={"name": back[step.name]}), []
+        return step, []
+
+    return rebuild(node, visit)[0]
 
 
 def _moved(changes: list[dict], linked) -> list[dict]:
