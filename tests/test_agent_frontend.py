@@ -1,5 +1,7 @@
 """The agent front end on the example KB with the embedded model (greedy), through the
-front-end registry: its final artefact is a checked, grounded IR program with SPARQL."""
+front-end registry: questions of several kinds (an attribute, relations, a count, a yes/no
+check; two hops and a comparison filter still fail), each answered by a checked, grounded IR
+program with SPARQL."""
 
 from __future__ import annotations
 
@@ -23,14 +25,32 @@ def agent():
     return open_frontend("agent", Settings(options=settings))
 
 
-@pytest.mark.parametrize("question, answer", [
-    ("How tall is LeBron James?", "206 centimetre"),
-    ("Where was LeBron James born?", "Akron"),
-    ("How many athletes are there?", "2"),
-])
-def test_the_agent_answers_on_the_example_kb(agent, question, answer):
-    kb = load_kb(FIXTURES / "kopl" / "example_kb.json")
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb(FIXTURES / "kopl" / "example_kb.json")
+
+
+# The demonstrations (tests/fixtures/agent/example_demos.jsonl) hold one question of each kind
+# on other entities or concepts. The embedded 270M model still copies a demonstration's hop
+# or value where the question differs from it most: those two kinds are expected to fail.
+MISSES = pytest.mark.xfail(strict=True, reason="the 270M model copies the nearest "
+                           "demonstration's attribute or filter value")
+
+
+@pytest.mark.parametrize("question, answer, op", [
+    ("How tall is LeBron James?", "206 centimetre", "QueryAttr"),
+    ("Who is the father of LeBron James Jr.?", "LeBron James", "Relate"),
+    ("Where was LeBron James born?", "Akron", "Relate"),
+    ("How many athletes are there?", "2", "Count"),
+    ("Is LeBron James male?", "yes", "VerifyStr"),
+    pytest.param("What is the date of birth of the father of LeBron James Jr.?", "1984-12-30",
+                 "Relate", marks=MISSES),
+    pytest.param("Which basketball players are taller than 200 centimetre?", "LeBron James",
+                 "FilterNum", marks=MISSES),
+], ids=["attribute", "relation", "birthplace", "count", "verify", "two-hops", "filter"])
+def test_the_agent_answers_on_the_example_kb(agent, kb, question, answer, op):
     compiled = agent.compile(question, kb)
     assert compiled.answers[:1] == (answer,)
+    assert op in {type(node).__name__ for _, node in compiled.program.walk()}
     assert compiled.grounded is not None and compiled.sparql
     assert 1 <= compiled.provenance.notes["rounds"] <= 10

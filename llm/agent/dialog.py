@@ -120,14 +120,25 @@ def lifted_steps(query: str) -> list[str]:
         return []
 
 
-def thought_for(action: Action, first_relate: bool = True) -> str:
-    """The thought a replayed dialog gives an action (short: the model writes them too)."""
-    words = {"SearchNodes": f"Look up {action.argument}.",
+def thought_for(action: Action) -> str:
+    """The thought a replayed dialog gives an action (short: the model writes them too). A
+    step that reads a pattern names it as SearchGraphPatterns lists it ("Take relation
+    directed_by forward."), so the model learns to copy a listed pattern into its step."""
+    argument = action.argument.rstrip(".")
+    words = {"SearchNodes": f"Look up {argument}.",
              "SearchGraphPatterns": "Which relations does it have?",
-             "Find": f"Start from {action.argument}.",
-             "Relate": f"Follow {action.argument}.",
+             "Find": f"Start from {argument}.",
+             "FindAll": "Start from every entity.",
+             "FilterConcept": f"Keep the {argument} ones.",
+             "Relate": f"Take relation {' '.join(argument.split(', '))}.",
+             "QueryAttr": f"Take attribute {argument}.",
              "QueryName": "Ask for the names.", "Count": "Count them.",
              "Done": "That answers the question."}
+    if action.tool.startswith(("FilterStr", "FilterNum", "FilterYear", "FilterDate")):
+        key, *test = argument.split(", ")
+        return f"Take attribute {key}, keep {' '.join(reversed(test))}."
+    if action.tool.startswith("Verify"):
+        return f"Check that it is {argument.replace(',', '')}."
     return words.get(action.tool, f"Use {action.tool}.")
 
 

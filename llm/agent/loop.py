@@ -1,6 +1,14 @@
 """The agent loop: each round the LM writes k candidate Thought/Action turns (sampled, or one
-greedy), the actions are voted on, and the most frequent one that runs without an error is
-taken. A run stops at Done, on an action it already took, or after `max_rounds` rounds.
+greedy), the actions are voted on, and the most frequent one that runs without an error and
+was not taken before is taken. When none does, the actions the dialog's state allows (the
+names a search found, the patterns listed, the queries) are ranked by their likelihood after
+the prompt and the best that runs is taken. A step that gives an empty entity set is a dead end,
+taken only when nothing else runs. A run stops at Done, when no action is left, or after
+`max_rounds` rounds.
+
+The prompt only grows by appending (demonstrations, the question, then each turn), so with
+llama.cpp each round reads only its new turn; greedy decoding gets the allowed actions as
+drafts, so a turn the model writes as one of them costs a forward pass or two.
 
 A person may step in at any round (`AgentRun.replace`): the agent's action is logged as
 rejected beside the person's, the dialog after that round is dropped, and the run resumes.
@@ -8,12 +16,22 @@ rejected beside the person's, the dialog after that round is dropped, and the ru
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.grounding.mentions import link
-from koplc.llm.agent.dialog import Action, Dialog, Turn, parse_action, run_action
+from koplc.kopl.registry import lookup
+from koplc.llm.agent.dialog import (
+    Action,
+    Dialog,
+    Turn,
+    parse_action,
+    run_action,
+    thought_for,
+)
 from koplc.llm.agent.memory import DialogMemory
 
 INSTRUCTIONS = (
@@ -22,6 +40,7 @@ INSTRUCTIONS = (
     "a KoPL step (Find(name), Relate(relation, forward|backward), QueryAttr(key), "
     "FilterConcept(concept), QueryName(), Count()), or Done.\n\n")
 STOP = ("\nObservation:", "\nQuestion:", "\n\n")
+FOLLOWED = 3  # after a pattern search, the LM's step must read one of its first patterns
 
 
 @dataclass(frozen=True)
@@ -124,7 +143,8 @@ class Agent:
         return f"{INSTRUCTIONS}{shown}\n{run.dialog.text()}Thought:"
 
     def next_turn(self, run: AgentRun) -> tuple[Turn, list[str]]:
-        """The next turn: candidates voted, the most frequent that runs taken."""
+        """The next turn: candidates voted, the most frequent new one that runs taken; else
+        the likeliest allowed action that runs."""
         o = self.options
         guided = self._from_saved(run)
         if guided is not None:
@@ -132,25 +152,47 @@ class Agent:
             observation = run_action(guided, run.steps, self.tools)
             if observation.ok:
                 return Turn("Follow the saved dialog.", guided.text, observation.text), []
-        texts = self.lm.generate(self.prompt(run), o.k, o.temperature if o.k > 1 else 0.0,
-                                 o.top_k if o.k > 1 else 1, STOP, None, o.max_tokens)
+        prompt = self.prompt(run)
+        allowed = allowed_actions(run)
+        hints = [_continuation(a) for a in allowed]
+        texts = self.lm.generate(prompt, o.k, o.temperature if o.k > 1 else 0.0,
+                                 o.top_k if o.k > 1 else 1, STOP, None, o.max_tokens,
+                                 hints=hints)
         parsed = [_split(t) for t in texts]
         votes = Counter(a.text for _, a in parsed if a is not None)
         thoughts = {a.text: th for th, a in parsed if a is not None}
-        steps = run.steps
-        first = None
+        steps, tried, first = run.steps, set(), None
         for text, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])):
-            action = parse_action(text)
-            observation = run_action(action, steps, self.tools)
-            turn = Turn(thoughts.get(text, "Follow the saved dialog."), action.text,
-                        observation.text, observation.ok)
-            if observation.ok:
+            tried.add(text)
+            if not _new(run, text) or not _follows(run, parse_action(text)):
+                continue  # a repeated action, Done before any query, a pattern not listed
+            turn = self._try(parse_action(text), thoughts[text], steps)
+            if turn.ok and not _empty(turn):
                 return turn, texts
-            first = first or turn
+            first = _better(first, turn)
+        left = [a for a in allowed if a.text not in tried]
+        # After a pattern search, its own ranking (MiniLM, by what the LM asked for) decides:
+        # a small LM's likelihood there mostly follows the demonstrations' relations.
+        for action in left if _after_search(run) else self._ranked(prompt, left):
+            turn = self._try(action, thought_for(action), steps)
+            if turn.ok and not _empty(turn):
+                return turn, texts
+            first = _better(first, turn)
         if first is None:
             first = Turn(parsed[0][0] if parsed else "", "Done",
-                         "Error: no candidate was an action", False)
+                         "Error: no candidate was a new action", False)
         return first, texts
+
+    def _try(self, action: Action, thought: str, steps: list[str]) -> Turn:
+        observation = run_action(action, steps, self.tools)
+        return Turn(thought, action.text, observation.text, observation.ok)
+
+    def _ranked(self, prompt: str, actions: list[Action]) -> list[Action]:
+        """`actions`, likeliest first (log-likelihood of the turn after the prompt)."""
+        if len(actions) <= 1:
+            return actions
+        scores = {a.text: self.lm.score(prompt, _continuation(a)) for a in actions}
+        return sorted(actions, key=lambda a: (-scores[a.text], a.text))
 
     def _from_saved(self, run: AgentRun) -> Action | None:
         """The next action of a saved dialog asked like this question, its entities swapped
@@ -166,6 +208,111 @@ class Agent:
         for old, new in zip(entry.entities, run.entities, strict=True):
             text = text.replace(old, new)
         return parse_action(text)
+
+
+def _continuation(action: Action) -> str:
+    """The turn that takes `action`, as the demonstrations write it, after "Thought:"."""
+    return f" {thought_for(action)}\nAction: {action.text}\nObservation:"
+
+
+def _better(kept: Turn | None, turn: Turn) -> Turn:
+    """The turn to fall back on: the first that ran (an empty set), else the first error."""
+    return turn if kept is None or (turn.ok and not kept.ok) else kept
+
+
+def _empty(turn: Turn) -> bool:
+    """Whether a step's observation is an empty entity set (taken only when nothing else
+    answers: an empty set is a dead end, not an answer)."""
+    return turn.observation.startswith("0 entities")
+
+
+def _new(run: AgentRun, text: str) -> bool:
+    """Whether `text` is an action worth running now: not one the dialog took (Done only once
+    a step has asked for answers), and a Find only of an entity the question names (when it
+    names any: a small LM copies the demonstrations' entities), and no query of FindAll's every
+    entity."""
+    action = parse_action(text)
+    if action is not None and action.tool == "Find" and run.entities and \
+            action.argument.strip().strip('"').strip("'") not in run.entities:
+        return False
+    if action is not None and action.tool in ("Count", "QueryName") and \
+            run.steps[-1:] == ["FindAll()"]:
+        return False  # every entity of the KB is never the answer: a filter comes first
+    if text == "Done":
+        last = lookup(run.steps[-1].split("(")[0]) if run.steps else None
+        return last is not None and last.output not in ENTITY_TYPES
+    return all(t.action != text for t in run.dialog.turns)
+
+
+def allowed_actions(run: AgentRun) -> list[Action]:
+    """The actions the dialog's state allows: searches for the question's entities, a Find of
+    each name the searches found, the patterns the last pattern search listed, the queries of
+    the entity set, Done. (The LM may write others; these are what it is ranked among.)"""
+    texts = [f"SearchNodes({e})" for e in run.entities]
+    patterns: list[str] = []
+    for turn in run.dialog.turns:
+        action = parse_action(turn.action)
+        if action is None or not turn.ok:
+            continue
+        if action.tool == "SearchNodes":
+            texts += [f"Find({name})" for name in _names(turn.observation)[:3]]
+        elif action.tool == "SearchGraphPatterns":
+            patterns = _patterns(turn.observation)
+    steps = run.steps
+    if _after_search(run) and patterns:
+        texts = patterns  # a pattern search is followed by a step reading what it listed
+    elif steps:
+        texts += patterns
+        texts += ["QueryName()", "Count()"]
+        if not any(p.startswith("Relate") for p in patterns):
+            texts.append(f"SearchGraphPatterns({run.masked})")
+    texts.append("Done")
+    actions = [parse_action(t) for t in dict.fromkeys(texts)]
+    return [a for a in actions if a is not None and _new(run, a.text)]
+
+
+def _after_search(run: AgentRun) -> bool:
+    """Whether the last turn was a pattern search that worked."""
+    last = run.dialog.turns[-1] if run.dialog.turns else None
+    return last is not None and last.ok and last.action.startswith("SearchGraphPatterns")
+
+
+def _follows(run: AgentRun, action: Action) -> bool:
+    """Whether `action` may follow the last turn: after a pattern search that listed
+    patterns, only a step reading one of the first FOLLOWED (or another search, or a
+    qualifier step)."""
+    if not _after_search(run):
+        return True
+    listed = _patterns(run.dialog.turns[-1].observation)[:FOLLOWED]
+    if not listed or action.tool in ("SearchGraphPatterns", "SearchNodes"):
+        return True
+    if action.tool == "Relate":
+        return action.text in listed or \
+            f"Relate({action.argument.replace(' ,', ',').strip()})" in listed
+    if action.tool in ("QueryAttr", "FilterStr", "FilterNum", "FilterYear", "FilterDate"):
+        key = action.argument.split(",")[0].strip().strip('"')
+        return f"QueryAttr({key})" in listed
+    return action.tool.startswith(("QFilter", "QueryAttrQualifier", "QueryRelationQualifier",
+                                   "Verify", "Select"))
+
+
+def _names(observation: str) -> list[str]:
+    """The names a SearchNodes observation lists."""
+    return [m.group(1) for line in observation.splitlines()
+            if (m := re.match(r"^(.*) \((?:entity|concept)\)$", line.strip()))]
+
+
+def _patterns(observation: str) -> list[str]:
+    """The steps that read the patterns a SearchGraphPatterns observation lists."""
+    steps = []
+    for line in observation.splitlines():
+        label = line.split(" -> ")[0].split()
+        if len(label) >= 3 and label[0] == "relation":
+            direction = "forward" if label[-1] == "plain" else label[-1]
+            steps.append(f"Relate({' '.join(label[1:-1])}, {direction})")
+        elif len(label) >= 2 and label[0] == "attribute":
+            steps.append(f"QueryAttr({' '.join(label[1:])})")
+    return steps
 
 
 def _split(text: str) -> tuple[str, Action | None]:

@@ -1,0 +1,127 @@
+"""The agent's loop as a whole: a tool that times out mid-run is an observation the run
+continues past, the state's allowed actions stand in for a repeated action, and the loop runs
+on the OpenAI-compatible path against the real llama.cpp server (started here, stopped by its
+PID)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from koplc.kopl.kb_cache import load_kb
+from koplc.llm.agent.dialog import Dialog, Turn
+from koplc.llm.agent.frontend import read_demos
+from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun, allowed_actions
+from koplc.llm.agent.memory import DialogMemory
+from koplc.llm.agent.tools import Tools
+from koplc.llm.lm import LlamaCppLM
+from koplc.llm.openai_lm import OpenAICompatibleLM
+from koplc.llm.server import local_server
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DEMOS = read_demos(FIXTURES / "agent" / "example_demos.jsonl")
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return load_kb(FIXTURES / "kopl" / "example_kb.json")
+
+
+class StallingTools(Tools):
+    """Fault injection: once `stall` is set, SearchGraphPatterns takes longer than the
+    timeout."""
+
+    stall = False
+
+    def search_graph_patterns(self, entities, semantic=""):
+        if self.stall:
+            time.sleep(self.timeout * 4)
+        return super().search_graph_patterns(entities, semantic)
+
+
+def _agent(kb, lm, tools=None) -> Agent:
+    tools = tools or Tools(kb)
+    return Agent(tools, lm, DialogMemory(tools, DEMOS), AgentOptions(k=1))
+
+
+def test_a_tool_timing_out_mid_run_is_an_observation(kb):
+    tools = StallingTools(kb, timeout=0.5)
+    agent = _agent(kb, LlamaCppLM(), tools)
+    run = agent.start("How tall is LeBron James?")
+    for entry in run.demos:
+        agent.memory.dialog(entry)  # the demonstrations replay before the fault
+    tools.stall = True
+    run.run()
+    stalled = [t for t in run.dialog.turns if t.action.startswith("SearchGraphPatterns")]
+    assert stalled and stalled[0].observation == \
+        "Error: SearchGraphPatterns timed out after 0.5 s" and not stalled[0].ok
+    assert run.finished == "done"
+    assert run.steps == ["Find(LeBron James)", "QueryAttr(height)"]
+
+
+def test_allowed_actions_follow_the_dialog(kb):
+    run = AgentRun(None, "How tall is LeBron James?", Dialog("How tall is LeBron James?"),
+                   "How tall is X?", ("LeBron James",))
+    assert [a.text for a in allowed_actions(run)] == ["SearchNodes(LeBron James)"]
+    run.dialog.turns += [
+        Turn("", "SearchNodes(LeBron James)", "LeBron James (entity)\nAkron (entity)"),
+        Turn("", "Find(LeBron James)", "1 entities:\nLeBron James"),
+        Turn("", "SearchGraphPatterns(height)",
+             "attribute height -> 206 centimetre\nrelation place of birth forward -> Akron")]
+    assert [a.text for a in allowed_actions(run)] == [
+        "Find(Akron)", "QueryAttr(height)", "Relate(place of birth, forward)", "QueryName()",
+        "Count()"]
+    run.dialog.turns.append(Turn("", "QueryAttr(height)", "206 centimetre"))
+    assert "Done" in [a.text for a in allowed_actions(run)]
+
+
+class Repeating:
+    """Fault injection: an LM that writes the same search every round, but scores for real."""
+
+    name = "repeating"
+
+    def __init__(self, lm):
+        self.lm = lm
+
+    def generate(self, *args, **kwargs):
+        return [" Look up LeBron James.\nAction: SearchNodes(LeBron James)"]
+
+    def score(self, prompt, continuation):
+        return self.lm.score(prompt, continuation)
+
+
+def test_a_repeated_action_gives_way_to_the_likeliest_new_one(kb):
+    run = _agent(kb, Repeating(LlamaCppLM())).start("How tall is LeBron James?")
+    run.advance()
+    turn = run.advance()
+    assert turn.action == "Find(LeBron James)" and run.finished is None
+
+
+def test_the_loop_runs_on_the_llama_cpp_server(kb):
+    with local_server(threads=2, n_ctx=2048) as url:
+        agent = _agent(kb, OpenAICompatibleLM(url, timeout=300))
+        run = agent.start("How tall is LeBron James?").run()
+    assert run.finished == "done"
+    assert agent.tools.call("ExecuteKoPL", "\n".join(run.steps)).text == "206 centimetre"
+
+
+
+def test_the_demonstrations_come_from_the_explored_pool(tmp_path, monkeypatch):
+    """Without demonstrations given, an agent on a KB that `koplc explore` explored replays
+    the pool's programs (first question each)."""
+    import shutil
+
+    from koplc.kopl.exploration import ExploreOptions, explore_to_file, pool_path
+    from koplc.llm.agent.frontend import AgentFrontEnd
+
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "example_kb.json"
+    shutil.copy(FIXTURES / "kopl" / "example_kb.json", path)
+    kb = load_kb(path)
+    explore_to_file(kb, pool_path(path), ExploreOptions(programs=12), kb_path=path)
+    memory = AgentFrontEnd(lm=None).agent(kb).memory
+    assert memory.entries and all(e.program for e in memory.entries)
+    entry = memory.nearest("How tall is LeBron James?", 1)[0]
+    assert memory.dialog(entry).turns[-1].action == "Done"
