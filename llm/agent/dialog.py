@@ -72,6 +72,7 @@ class Turn:
     ok: bool = True
     rejected: list[str] = field(default_factory=list)
     by: str = "agent"  # "agent", "person" or "replay"
+    tried: list[str] = field(default_factory=list)  # "action -> observation" that gave way
 
     def text(self, observation_chars: int = PROMPT_OBSERVATION) -> str:
         seen = " | ".join(self.observation.splitlines())

@@ -161,27 +161,29 @@ class Agent:
         parsed = [_split(t) for t in texts]
         votes = Counter(a.text for _, a in parsed if a is not None)
         thoughts = {a.text: th for th, a in parsed if a is not None}
-        steps, tried, first = run.steps, set(), None
+        steps, tried, first, failed = run.steps, set(), None, []
         for text, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])):
             tried.add(text)
             if not _new(run, text) or not _follows(run, parse_action(text)):
                 continue  # a repeated action, Done before any query, a pattern not listed
             turn = self._try(parse_action(text), thoughts[text], steps)
             if turn.ok and not _empty(turn):
-                return turn, texts
+                return _with_tried(turn, failed), texts
             first = _better(first, turn)
+            failed.append(turn)
         left = [a for a in allowed if a.text not in tried]
         # After a pattern search, its own ranking (MiniLM, by what the LM asked for) decides:
         # a small LM's likelihood there mostly follows the demonstrations' relations.
         for action in left if _after_search(run) else self._ranked(prompt, left):
             turn = self._try(action, thought_for(action), steps)
             if turn.ok and not _empty(turn):
-                return turn, texts
+                return _with_tried(turn, failed), texts
             first = _better(first, turn)
+            failed.append(turn)
         if first is None:
             first = Turn(parsed[0][0] if parsed else "", "Done",
                          "Error: no candidate was a new action", False)
-        return first, texts
+        return _with_tried(first, [t for t in failed if t is not first]), texts
 
     def _try(self, action: Action, thought: str, steps: list[str]) -> Turn:
         observation = run_action(action, steps, self.tools)
@@ -215,6 +217,13 @@ def _continuation(action: Action) -> str:
     return f" {thought_for(action)}\nAction: {action.text}\nObservation:"
 
 
+def _with_tried(turn: Turn, failed: list[Turn]) -> Turn:
+    """`turn`, noting the candidates that gave way to it and what their tools said."""
+    turn.tried = [f"{t.action} -> {' | '.join(t.observation.splitlines())[:200]}"
+                  for t in failed]
+    return turn
+
+
 def _better(kept: Turn | None, turn: Turn) -> Turn:
     """The turn to fall back on: the first that ran (an empty set), else the first error."""
     return turn if kept is None or (turn.ok and not kept.ok) else kept
@@ -246,9 +255,10 @@ def _new(run: AgentRun, text: str) -> bool:
 
 def allowed_actions(run: AgentRun) -> list[Action]:
     """The actions the dialog's state allows: searches for the question's entities, a Find of
-    each name the searches found, the patterns the last pattern search listed, the queries of
+    each of them and of each name the searches found, the patterns the last pattern search listed, the queries of
     the entity set, Done. (The LM may write others; these are what it is ranked among.)"""
     texts = [f"SearchNodes({e})" for e in run.entities]
+    texts += [f"Find({e})" for e in run.entities]  # linking found them, even if a search fails
     patterns: list[str] = []
     for turn in run.dialog.turns:
         action = parse_action(turn.action)
