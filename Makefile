@@ -39,10 +39,11 @@ INSTALLED := $(VENV)/.installed
 
 .PHONY: setup system-deps demo test lint llama import-tree
 
-# The SPARQL tests run the real Virtuoso server from Debian's packages (on 127.0.0.1 only).
+# The SPARQL tests run the real Virtuoso server from Debian's packages (on 127.0.0.1 only), and
+# the tests of `koplc serve` drive Debian's Chromium headless (no browser download).
 system-deps:
-	@command -v virtuoso-t >/dev/null || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq virtuoso-opensource >/dev/null; }
+	@{ command -v virtuoso-t && test -x /usr/bin/chromium; } >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq virtuoso-opensource chromium >/dev/null; }
 
 setup: system-deps | $(PY)
 	$(PY) -m pip install --upgrade pip
