@@ -16,6 +16,7 @@ from koplc.kopl import nested_syntax
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
 from koplc.kopl.execute import execute
 from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.types import Comparator
 from koplc.sparql_backend.lift import lift
 from koplc.sparql_backend.lower import lower
 
@@ -34,6 +35,13 @@ UNLIFTED = {"kqapro": {"filter_num_le", "select_between", "select_among", "argma
                        "argmin_path", "time_constraint"}}
 KBS = {"example": FIXTURES / "kopl" / "example_kb.json",
        "metaqa": FIXTURES / "metaqa" / "kopl_kb_subset.json"}
+
+
+def _inclusive(program) -> bool:
+    """Whether a step compares with <= or >=, which the engine refuses at run time (without
+    the S-expression option) while the lowering writes the comparison as never true."""
+    return any(getattr(node, "comparator", None) in (Comparator.LE, Comparator.GE)
+               for _, node in program.walk())
 
 
 def _ops(program) -> set[str]:
@@ -109,7 +117,7 @@ def test_generated_programs_round_trip(data, kbs):
         query = lower(program).query
     except KoplcError:
         return
-    if "FILTER(false)" in query or "BIND(0 AS ?hit0)" in query:
+    if "FILTER(false)" in query or "BIND(0 AS ?hit0)" in query or _inclusive(program):
         return  # a comparison the engine refuses lowers to nothing to read
     assert _answer(lift(query), kbs["example"]) == _answer(program, kbs["example"])
 

@@ -62,5 +62,6 @@ def test_unreachable_server_is_a_clear_error(tmp_path, capsys):
         OpenAICompatibleLM(dead, timeout=2, retries=1).generate("hi")
     question = tmp_path / "q.txt"
     question.write_text("who directed Blade Runner\n")
-    assert cli.main(["compile", str(question), "--lm", dead]) == cli.EXIT_USER_ERROR
+    # --no-reuse: a pool question phrased the same way would answer with no LM call.
+    assert cli.main(["compile", str(question), "--lm", dead, "--no-reuse"]) == cli.EXIT_USER_ERROR
     assert "cannot reach the LM server" in capsys.readouterr().err

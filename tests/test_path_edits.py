@@ -105,9 +105,11 @@ def test_pipeline_repairs_a_program_that_finds_nothing():
 
 def test_grounding_keeps_the_question_entity_so_repair_gets_its_turn():
     """Execution guidance would trade "Submerged" for "Submarine", which makes this wrong
-    program answer something; the question's entity is kept and the program finds nothing."""
-    compiler = api.compiler(lm=Scripted("Find(Submarine)\nRelate(directed_by, forward)\n"
-                                        "Relate(directed_by, backward)\nQueryName()"))
+    program answer something (Submarine's years 1928 and 2010 are also the titles of films with
+    tags; Submerged's 2005 is not); the question's entity is kept and the program finds
+    nothing."""
+    compiler = api.compiler(lm=Scripted("Find(Submarine)\nRelate(release_year, forward)\n"
+                                        "Relate(has_tags, forward)\nQueryName()"))
     options = CompileOptions(reuse=False, rerank=False, repair=False)
     result = compiler.compile("the film [Submerged] starred which actors", options)
     [attempt] = result.attempts
