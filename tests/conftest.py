@@ -25,6 +25,20 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+@pytest.fixture
+def user_cache(tmp_path, monkeypatch) -> Path:
+    """A user cache folder of the test's own (KOPLC_CACHE_DIR)."""
+    folder = tmp_path / "user-cache"
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def private_caches(user_cache, tmp_path, monkeypatch):
+    """The test's own user cache folder and LM response cache."""
+    monkeypatch.setenv("KOPLC_RESPONSE_CACHE", str(tmp_path / "responses.sqlite"))
+
+
 def _fixture_files() -> dict[str, tuple[int, int]]:
     return {str(p.relative_to(FIXTURES)): (p.stat().st_size, p.stat().st_mtime_ns)
             for p in FIXTURES.rglob("*") if p.is_file() and "__pycache__" not in p.parts}

@@ -33,13 +33,6 @@ class NoModel(Embedder):
 
 
 @pytest.fixture
-def user_cache(tmp_path, monkeypatch):
-    folder = tmp_path / "user-cache"
-    monkeypatch.setenv("KOPLC_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def kb_copy(tmp_path, user_cache):
     path = tmp_path / "kb" / "geo_kb.json"
     path.parent.mkdir()

@@ -17,13 +17,6 @@ from koplc.kopl.kb_json import kb_to_data
 
 
 @pytest.fixture
-def user_cache(tmp_path, monkeypatch):
-    folder = tmp_path / "user-cache"
-    monkeypatch.setenv("KOPLC_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def source(tmp_path, user_cache):
     path = tmp_path / "kb" / "example_kb.json"
     path.parent.mkdir()

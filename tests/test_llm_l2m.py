@@ -14,10 +14,7 @@ from koplc.llm.l2m import sub_programs, with_l2m_questions
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
 
 
-@pytest.fixture(autouse=True)
-def own_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("KOPLC_RESPONSE_CACHE", str(tmp_path / "responses.sqlite"))
+pytestmark = pytest.mark.usefixtures("private_caches")
 
 
 def test_two_hop_program_gets_a_checked_question():
