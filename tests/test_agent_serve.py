@@ -151,11 +151,15 @@ def ask(page, base: str, question: str) -> None:
     page.click("#ask")
 
 
+def wait_for_answer(page) -> None:
+    page.wait_for_function("document.getElementById('answer').textContent.length > 0",
+                           timeout=240_000)
+
+
 def test_browser_asks_and_sees_the_answer(server, page):
     base, _, _ = server
     ask(page, base, "How many athletes are there?")
-    page.wait_for_function("document.getElementById('answer').textContent.length > 0",
-                           timeout=240_000)
+    wait_for_answer(page)
     page.screenshot(path=str(SHOTS / "agent_answer.png"), full_page=True)
     assert page.text_content("#answer") == "2"
     assert "Count()" in page.text_content("#program")
@@ -167,8 +171,7 @@ def test_browser_corrects_a_wrong_step_and_the_answer_changes(server, page):
     ask(page, base, "Which team drafted LeBron James?")
     page.wait_for_selector(".turn", timeout=240_000)
     page.click("#stop")
-    page.wait_for_function("document.getElementById('answer').textContent.length > 0",
-                           timeout=240_000)
+    wait_for_answer(page)
     before = page.text_content("#answer")
     page.screenshot(path=str(SHOTS / "agent_before_correction.png"), full_page=True)
     for index, action in enumerate(["Find(LeBron James)", "Relate(drafted by, forward)",
@@ -190,7 +193,6 @@ def test_browser_corrects_a_wrong_step_and_the_answer_changes(server, page):
 def test_browser_a_failed_question_is_answered_from_the_saved_dialog(server, page):
     base, _, _ = server
     ask(page, base, "Which team drafted LeBron James?")
-    page.wait_for_function("document.getElementById('answer').textContent.length > 0",
-                           timeout=240_000)
+    wait_for_answer(page)
     page.screenshot(path=str(SHOTS / "agent_from_saved_dialog.png"), full_page=True)
     assert page.text_content("#answer") == "Cleveland Cavaliers"
