@@ -19,8 +19,9 @@ class LlmFrontEnd:
     the KB's own pool is used (`pool_file`, else the KB's explored pool, see kb_pool)."""
 
     name = "llm"
-    ranking = ("a program's answer is a set, listed in the executor's order (the KB's); its "
-               "first member is the top answer")
+    ranking = ("a program's answer is a set in the executor's order (the KB's), except that a "
+               "chain's answers reached without passing through its topic again come first "
+               "(kopl/ranking.py); its first member is the top answer")
 
     def __init__(self, lm, *, options: CompileOptions | None = None,
                  leave_template_out: bool = False, pool=None, pool_file: str | None = None,

@@ -11,6 +11,7 @@ from koplc.kopl import steps_syntax
 from koplc.kopl.check import check
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
+from koplc.kopl.ranking import topic_last
 from koplc.llm.catalogue import ops_for_kb
 from koplc.llm.demos import FIXED, DemoSelector, calls_of, steps_of
 from koplc.llm.gbnf import grammar_for
@@ -217,7 +218,7 @@ class Compiler:
             from koplc.kopl.execute import DEFAULT, execute
 
             result = execute(node, self.kb, DEFAULT)
-            attempt.answer = [str(v) for v in result.items()]
+            attempt.answer = topic_last(node, self.kb, [str(v) for v in result.items()])
         except KoplcError as err:
             attempt.failed, attempt.error = "execution", err.render()
         finally:
