@@ -12,6 +12,7 @@ from koplc.kopl.check import check
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.ranking import topic_last
+from koplc.llm.answer_type import counted
 from koplc.llm.catalogue import ops_for_kb
 from koplc.llm.demos import FIXED, DemoSelector, calls_of, steps_of
 from koplc.llm.gbnf import grammar_for
@@ -51,7 +52,7 @@ class Attempt:
     """One generated program through the stages; `failed` names the first stage that failed."""
 
     raw: str
-    source: str = "greedy"  # "reuse", "greedy", "grammar", "sample" or "repair"
+    source: str = "greedy"  # "reuse", "greedy", "grammar", "sample", "repair", "answer-type"
     program: str | None = None
     parsed: object = None
     grounded: str | None = None
@@ -160,6 +161,8 @@ class Compiler:
             chosen = self._pick(attempts, linked.question, seconds)
         if chosen is None and opts.repair:
             chosen = self._repair(attempts, linked.question, prompt, seconds)
+        if chosen is not None and opts.repair:
+            chosen = self._fit_answer_type(attempts, chosen, linked, opts, seconds)
         if reused is not None:
             attempts.append(reused)  # kept for --explain, after the generated ones
         return Trace(linked.question, list(linked.entities), list(linked.concepts),
@@ -176,6 +179,21 @@ class Compiler:
             return None, None
         attempt = self._run(twin.adapted(linked.entities[0]), linked, opts, seconds)
         return twin, replace(attempt, source="reuse")
+
+    def _fit_answer_type(self, attempts: list[Attempt], chosen: int, linked,
+                         opts: CompileOptions, seconds) -> int:
+        """Function repair (llm/answer_type.py): a chosen program that lists names for a "how
+        many" question is run again counting them; that attempt is chosen when it answers."""
+        node = attempts[chosen].node
+        fixed = counted(node, linked.question) if node is not None else None
+        if fixed is None:
+            return chosen
+        attempt = self._run(calls_of(steps_syntax.print_program(fixed)), linked,
+                            replace(opts, quack=False), seconds)
+        if not attempt.answer:
+            return chosen
+        attempts.append(replace(attempt, source="answer-type"))
+        return len(attempts) - 1
 
     def _run(self, raw: str, linked, opts: CompileOptions, seconds) -> Attempt:
         attempt = Attempt(raw)
