@@ -1,6 +1,7 @@
 """Exploring a KB: draw programs, run them, keep the informative ones, verbalise, write a pool.
 
-`explore(kb, options)` yields pool entries: each drawn program (`sampler.Sampler`) runs on the
+`explore(kb, options)` yields pool entries: first the simplest question of each relation and
+attribute key (`Sampler.basis`), then random draws. Each program (`sampler.Sampler`) runs on the
 native executor and is kept only when its answer says something (`why_dropped`), when it is
 not a repeat, and while its anonymised pattern has fewer than `per_pattern` programs (BYOKG
 keeps up to 5 a pattern). The picks of later draws lean towards the ops, relations, keys and
@@ -23,6 +24,7 @@ from koplc.kopl.errors import KoplcError
 from koplc.kopl.exploration.patterns import pattern
 from koplc.kopl.exploration.pool import (
     CANONICAL,
+    EXPLORER,
     FORMAT,
     PoolEntry,
     PoolError,
@@ -110,6 +112,7 @@ def explore(kb: KB, options: ExploreOptions = ExploreOptions(), *, kb_name: str 
     judge = _Judge(kb, options.max_answers)
     seen: set[str] = set()
     per_pattern: Counter = Counter()
+    basis = sampler.basis()
     max_draws = options.max_draws or 20 * options.programs + 2000
     window_kept, started = 0, time.perf_counter()
     while report.kept < options.programs and report.draws < max_draws:
@@ -118,7 +121,7 @@ def explore(kb: KB, options: ExploreOptions = ExploreOptions(), *, kb_name: str 
                 break
             window_kept = 0
         report.draws += 1
-        drawn = sampler.draw(rng.randint(1, options.max_steps))
+        drawn = next(basis, None) or sampler.draw(rng.randint(1, options.max_steps))
         if drawn is None:
             report.dropped["no grounded program"] += 1
             continue
@@ -230,5 +233,5 @@ def _entry(drawn: Drawn, answer: Answer, key: str, number: int, seed: int, draw:
         steps=print_program(program), answer_type=str(answer.type), answers=_answers(answer),
         pattern=key, hops=sum(isinstance(n, ir.Relate) for _, n in program.walk()), ops=ops,
         questions=(Question(canonical_question(program), CANONICAL),),
-        provenance={"format": FORMAT, "kb": kb_name, "kb_hash": kb_hash, "seed": seed,
-                    "draw": draw, "start": drawn.asked.start})
+        provenance={"format": FORMAT, "explorer": EXPLORER, "kb": kb_name, "kb_hash": kb_hash,
+                    "seed": seed, "draw": draw, "start": drawn.asked.start})

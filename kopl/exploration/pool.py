@@ -10,13 +10,13 @@ Each line (`FORMAT` 1) holds:
   follows; ``ops``: the op names it uses, in post-order, once each;
 - ``questions``: ``[{"text": ..., "by": ...}]``, where ``by`` says what made the question:
   ``"canonical"`` (the registry-driven verbaliser, always first), later also an LM's name;
-- ``provenance``: ``{"format", "kb", "kb_hash", "seed", "draw", "start"}``: the pool format,
-  the KB file's name and BLAKE2 content hash, the seed and the draw that made the program, and
+- ``provenance``: ``{"format", "explorer", "kb", "kb_hash", "seed", "draw", "start"}``: the
+  pool format, the version of the explorer that made it, the KB file's name and BLAKE2 content hash, the seed and the draw that made the program, and
   what it started from (``entity``, ``concept`` or ``value``).
 
 Pools live in the user cache folder beside the KB's other derived files
 (``pools/<kb name>.<hash of its path>.jsonl``); `pool_for` reads the pool of a KB file only
-when its hash still matches the file.
+when its hash still matches the file and the explorer is this one.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from koplc.kopl.program import program_from_data
 from koplc.kopl.user_cache import derived_path
 
 FORMAT = 1
+# The way pools are explored; a cached pool explored another way is explored again.
+EXPLORER = 2
 CANONICAL = "canonical"
 
 
@@ -145,12 +147,14 @@ def content_hash(kb_path: str | Path) -> str:
 
 
 def pool_for(kb_path: str | Path) -> list[PoolEntry] | None:
-    """The cached pool of a KB file, or None when there is none or the KB has changed."""
+    """The cached pool of a KB file, or None when there is none, the KB has changed or the
+    pool was explored by another version of the explorer (`EXPLORER`)."""
     place = pool_path(kb_path)
     if not place.is_file():
         return None
     entries = read_pool(place)
     current = content_hash(kb_path)
-    if any(e.provenance.get("kb_hash") != current for e in entries[:1]):
+    if any(e.provenance.get("kb_hash") != current or e.provenance.get("explorer") != EXPLORER
+           for e in entries[:1]):
         return None
     return entries

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from koplc.kopl import ir
@@ -187,6 +187,28 @@ class Sampler:
         for _ in range(steps):
             draft = self.extend(draft) or draft
         return self.ask(draft)
+
+    def basis(self) -> Iterator[Drawn]:
+        """The simplest question of each relation (both directions present) and attribute key,
+        about one random holder: `Find -> Relate -> QueryName` and `Find -> QueryAttr`. They
+        come first, so that every relation and key of even a small KB is in the pool the way
+        people ask most ("How tall is LeBron James?"), whatever the random draws reach."""
+        for item in [*self.relations, *((k, "key") for k in self.keys)]:
+            self.executor.memo.clear()
+            n = self.rng.choice(self.holders(item))
+            find = ir.Find(name=self.kb.names[n])
+            found = self.entities(find)
+            if not found:
+                continue
+            topic = Draft(find, found, frozenset(found), "entity")
+            name, where = item
+            if where == "key":
+                yield Drawn(ir.QueryAttr(input=find, key=name), topic)
+                continue
+            relate = ir.Relate(input=find, relation=name, direction=where)
+            ids = self.entities(relate)
+            if ids:
+                yield Drawn(ir.QueryName(input=relate), Draft(relate, ids, topic.topic, "entity"))
 
     def start(self) -> Draft | None:
         kinds = [k for k, ok in (("entity", self.relations or self.keys),
