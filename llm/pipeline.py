@@ -52,7 +52,7 @@ class Attempt:
     """One generated program through the stages; `failed` names the first stage that failed."""
 
     raw: str
-    source: str = "greedy"  # "reuse", "greedy", "grammar", "sample", "repair", "answer-type"
+    source: str = "greedy"  # reuse, greedy, grammar, sample, adapted, repair or answer-type
     program: str | None = None
     parsed: object = None
     grounded: str | None = None
@@ -158,6 +158,8 @@ class Compiler:
             seconds["generation"] += time.perf_counter() - clock
             attempts += [replace(self._run(text, linked, opts, seconds), source="sample")
                          for text in more]
+            attempts += [replace(self._run(text, linked, opts, seconds), source="adapted")
+                         for text in adapted(linked, demos)]
             chosen = self._pick(attempts, linked.question, seconds)
         if chosen is None and opts.repair:
             chosen = self._repair(attempts, linked.question, prompt, seconds)
@@ -301,13 +303,19 @@ class Compiler:
         return max(good, key=lambda i: attempts[i].score)
 
 
+def adapted(linked, demos) -> list[str]:
+    """Each one-entity demonstration's program pointed at the question's one entity, nearest
+    demonstration first: candidates beside the samples when the greedy program answers nothing
+    (the model may have seen the right program and still not written it)."""
+    if len(linked.entities) != 1:
+        return []
+    return [d.adapted(linked.entities[0]) for d in reversed(demos) if len(d.entities) == 1]
+
+
 def hints(linked, demos) -> list[str]:
     """Likely programs for speculative decoding: each demonstration's program pointed at the
     question's entity, nearest demonstration first (they only speed the model up)."""
-    if len(linked.entities) != 1:
-        return []
-    return [d.adapted(linked.entities[0]) + STOP[-1] for d in reversed(demos)
-            if len(d.entities) == 1]
+    return [text + STOP[-1] for text in adapted(linked, demos)]
 
 
 def _pinned(node, moved: list[dict]):
