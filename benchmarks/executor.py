@@ -67,7 +67,7 @@ def worker_koplc(work: Path, rounds: int) -> dict:
     global _COMPILED_TEST, _EXECUTOR
     from koplc.kopl.execute import Executor, execute
     from koplc.kopl.kb_cache import load_kb
-    from koplc.kopl.kqapro_fast import program_from_steps
+    from koplc.kopl.syntax.kqapro_fast import program_from_steps
     from koplc.kopl.values import compiled_test
 
     _COMPILED_TEST, _EXECUTOR = compiled_test, Executor
@@ -170,8 +170,8 @@ def write_workloads(work: Path, mix_size: int) -> dict:
     from kqapro_mix import kqapro_mix
 
     from koplc.kopl.kb_cache import load_kb
-    from koplc.kopl.kqapro_json import print_program
     from koplc.kopl.metaqa import gold_program, read_questions
+    from koplc.kopl.syntax.kqapro_json import print_program
 
     questions = [q for hop in (1, 2, 3)
                  for q in read_questions(metaqa_dev(hop))]

@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from koplc.kopl import kqapro_json
 from koplc.kopl.atomic import write_atomically
 from koplc.kopl.check import check_parsed
 from koplc.kopl.diagnostics import Diagnostic
 from koplc.kopl.errors import KoplcError, ParseError
 from koplc.kopl.program import Parsed
+from koplc.kopl.syntax import kqapro_json
 from koplc.syntaxes import (  # noqa: F401 - SYNTAXES and syntax_module are public API too
     SYNTAXES,
     detect_syntax,
@@ -136,7 +136,7 @@ def run(text: str, kb, syntax: str = "auto", options=None, *, backend: str = "na
     `backend` "oxigraph" or "endpoint" runs it as SPARQL instead (see `run_sparql`).
     """
     from koplc.kopl.execute import DEFAULT, execute
-    from koplc.kopl.kqapro_fast import program_from_kqapro
+    from koplc.kopl.syntax.kqapro_fast import program_from_kqapro
 
     name = detect_syntax(text) if syntax == "auto" else syntax
     program = program_from_kqapro(text) if name == kqapro_json.NAME else parse(text, name).program

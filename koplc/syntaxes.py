@@ -8,18 +8,14 @@ from __future__ import annotations
 from types import ModuleType
 
 import koplc.sexpr as sexpr_syntax
-from koplc.kopl import (
-    bart_syntax,
-    engine_pair,
-    ir_json,
-    kqapro_json,
-    nested_syntax,
-    steps_syntax,
-)
 from koplc.kopl.diagnostics import Span
 from koplc.kopl.errors import KoplcError, ParseError
 from koplc.kopl.ir import Node
 from koplc.kopl.program import Parsed
+from koplc.kopl.syntax import bart as bart_syntax
+from koplc.kopl.syntax import engine_pair, ir_json, kqapro_json
+from koplc.kopl.syntax import nested as nested_syntax
+from koplc.kopl.syntax import steps as steps_syntax
 
 SYNTAXES: dict[str, ModuleType] = {
     module.NAME: module

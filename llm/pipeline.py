@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from koplc.kopl import steps_syntax
 from koplc.kopl.check import check
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.ranking import topic_last
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.catalogue import ops_for_kb
 from koplc.llm.demos import FIXED, DemoSelector, calls_of, steps_of
 from koplc.llm.gbnf import grammar_for

@@ -15,7 +15,7 @@ import pytest
 from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
 from koplc.kopl.grounding.indexes import Indexes
 from koplc.kopl.kb_cache import load_kb
-from koplc.kopl.steps_syntax import parse
+from koplc.kopl.syntax.steps import parse
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grounding"
 GEO_KB = FIXTURES / "geo_kb.json"

@@ -31,7 +31,7 @@ from koplc.kopl.exploration.set_steps import EXTENDERS
 from koplc.kopl.kb_cache import load_kb
 from koplc.kopl.metaqa import gold_program
 from koplc.kopl.registry import OPS
-from koplc.kopl.steps_syntax import parse as parse_steps
+from koplc.kopl.syntax.steps import parse as parse_steps
 
 PERIODIC = FIXTURES / "periodic" / "periodic_kb.json"
 EXAMPLE_EXT = FIXTURES / "kopl" / "example_kb_ext.json"

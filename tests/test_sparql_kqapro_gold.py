@@ -19,7 +19,7 @@ import pytest
 from conftest import FIXTURES, read_jsonl
 from koplc.kopl.execute import execute
 from koplc.kopl.kb_json import load_kopl_json
-from koplc.kopl.nested_syntax import parse
+from koplc.kopl.syntax.nested import parse
 from koplc.sparql_backend.encodings import KQAPRO
 from koplc.sparql_backend.export import ntriples
 from koplc.sparql_backend.lower import lower

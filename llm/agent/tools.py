@@ -275,8 +275,10 @@ def _is_sparql(text: str) -> bool:
 
 
 def _parse(text: str) -> Node:
-    from koplc.kopl import ir_json, nested_syntax, steps_syntax
     from koplc.kopl.check import check
+    from koplc.kopl.syntax import ir_json
+    from koplc.kopl.syntax import nested as nested_syntax
+    from koplc.kopl.syntax import steps as steps_syntax
     from koplc.llm.demos import steps_of
 
     text = str(text).strip()

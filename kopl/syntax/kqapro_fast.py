@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from koplc.kopl import kqapro_json, registry
+from koplc.kopl import registry
 from koplc.kopl.ir import Node
-from koplc.kopl.linear import args_to_fields
 from koplc.kopl.program import MAX_DEPTH, program_from_data
+from koplc.kopl.syntax import kqapro_json
+from koplc.kopl.syntax.step_list import args_to_fields
 
 _KEYS = {"function", "dependencies", "inputs"}
 
