@@ -67,7 +67,7 @@ def worker_koplc(work: Path, rounds: int) -> dict:
     global _COMPILED_TEST, _EXECUTOR
     from koplc.kopl.execute import Executor, execute
     from koplc.kopl.kb_cache import load_kb
-    from koplc.kopl.syntax.kqapro_fast import program_from_steps
+    from koplc.kopl.syntax.kqapro_json import program_from_steps
     from koplc.kopl.values import compiled_test
 
     _COMPILED_TEST, _EXECUTOR = compiled_test, Executor

@@ -105,8 +105,7 @@ def graphq_lower(translators, steps) -> tuple[str, str]:
 def koplc_lower(steps):
     """(Lowered or None, error message)."""
     from koplc.kopl.errors import KoplcError
-    from koplc.kopl.syntax.kqapro_fast import program_from_steps
-    from koplc.kopl.syntax.kqapro_json import parse
+    from koplc.kopl.syntax.kqapro_json import parse, program_from_steps
     from koplc.sparql_backend.lower import lower
 
     try:
@@ -180,8 +179,7 @@ def agreement(native, got) -> tuple[bool, bool]:
 def compare(name, kb, programs, rounds: int) -> dict:
     from koplc.kopl.errors import KoplcError
     from koplc.kopl.execute import execute
-    from koplc.kopl.syntax.kqapro_fast import program_from_steps
-    from koplc.kopl.syntax.kqapro_json import parse
+    from koplc.kopl.syntax.kqapro_json import parse, program_from_steps
     from koplc.sparql_backend.encodings import KQAPRO
     from koplc.sparql_backend.export import ntriples
     from koplc.sparql_backend.results import run_lowered

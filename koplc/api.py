@@ -136,7 +136,7 @@ def run(text: str, kb, syntax: str = "auto", options=None, *, backend: str = "na
     `backend` "oxigraph" or "endpoint" runs it as SPARQL instead (see `run_sparql`).
     """
     from koplc.kopl.execute import DEFAULT, execute
-    from koplc.kopl.syntax.kqapro_fast import program_from_kqapro
+    from koplc.kopl.syntax.kqapro_json import program_from_kqapro
 
     name = detect_syntax(text) if syntax == "auto" else syntax
     program = program_from_kqapro(text) if name == kqapro_json.NAME else parse(text, name).program
