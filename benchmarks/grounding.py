@@ -36,8 +36,8 @@ from koplc.kopl.execute import execute
 from koplc.kopl.grounding.candidates import retrieve
 from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
 from koplc.kopl.grounding.driver import ground
-from koplc.kopl.grounding.index_store import folder_size
-from koplc.kopl.grounding.indexes import KINDS, Indexes, kb_names
+from koplc.kopl.grounding.index.kb_indexes import KINDS, Indexes, kb_names
+from koplc.kopl.grounding.index.store import folder_size
 from koplc.kopl.kb import KBBuilder
 from koplc.kopl.kb_cache import load_kb
 from koplc.kopl.kb_json import kb_from_data, kb_to_data

@@ -180,7 +180,7 @@ def build_index(kb_path: str | Path, *, folder: str | Path | None = None, force:
                 progress: bool = False):
     """Build the grounding indexes of the KB at `kb_path` (or load them when current); saved
     beside the KB, or in `folder`, or under $KOPLC_CACHE_DIR. Returns a BuildReport."""
-    from koplc.kopl.grounding.indexes import Indexes
+    from koplc.kopl.grounding.index.kb_indexes import Indexes
 
     kb = load_kb(kb_path)
     return Indexes.for_kb(kb, kb_path, folder).build_all(progress=progress, force=force)
@@ -190,7 +190,7 @@ def grounding_indexes(kb, kb_path: str | Path | None = None, *,
                       folder: str | Path | None = None, progress: bool = False):
     """The name indexes of `kb`, loaded from disk or built now (with a progress bar when
     `progress`) and saved beside `kb_path`, in `folder`, or under $KOPLC_CACHE_DIR."""
-    from koplc.kopl.grounding.indexes import Indexes
+    from koplc.kopl.grounding.index.kb_indexes import Indexes
 
     indexes = Indexes.for_kb(kb, kb_path, folder)
     indexes.build_all(progress=progress)
@@ -205,7 +205,7 @@ def ground(text: str, kb, question: str | None = None, syntax: str = "auto", *,
     from koplc.kopl.grounding.choosers import SimilarityChooser
     from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
     from koplc.kopl.grounding.driver import ground as ground_program
-    from koplc.kopl.grounding.indexes import Indexes
+    from koplc.kopl.grounding.index.kb_indexes import Indexes
 
     program = parse(text, syntax).program
     if indexes is None:

@@ -110,7 +110,7 @@ class DemoSelector:
     """The n pool demonstrations nearest to a masked question (MiniLM cosine similarity)."""
 
     def __init__(self, pool: list[Demo], embedder=None):
-        from koplc.kopl.grounding.embedder import DEFAULT_EMBEDDER
+        from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER
 
         self.pool = pool
         self.embedder = embedder or DEFAULT_EMBEDDER

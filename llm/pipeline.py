@@ -104,7 +104,7 @@ class Compiler:
 
     def __init__(self, kb, lm, *, indexes=None, kb_path=None, pool=None,
                  options: CompileOptions | None = None):
-        from koplc.kopl.grounding.indexes import Indexes
+        from koplc.kopl.grounding.index.kb_indexes import Indexes
 
         self.kb, self.lm, self.options = kb, lm, options or CompileOptions()
         self.indexes = indexes or Indexes.for_kb(kb, kb_path, None)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
-from koplc.kopl.grounding.indexes import Indexes
+from koplc.kopl.grounding.index.kb_indexes import Indexes
 from koplc.kopl.kb_cache import load_kb
 from koplc.kopl.syntax.steps import parse
 

@@ -10,7 +10,7 @@ from koplc import api
 from koplc.kopl.errors import GroundingError
 from koplc.kopl.execute import execute
 from koplc.kopl.grounding.driver import explain, ground
-from koplc.kopl.grounding.indexes import Indexes
+from koplc.kopl.grounding.index.kb_indexes import Indexes
 from koplc.kopl.grounding.names import ground_names
 from koplc.kopl.kb import KBBuilder
 from koplc.kopl.types import Direction

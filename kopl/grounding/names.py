@@ -20,7 +20,7 @@ from koplc.kopl.grounding.candidates import retrieve_all
 from koplc.kopl.grounding.choosers import Candidate
 from koplc.kopl.grounding.context import GroundingContext, Scored
 from koplc.kopl.grounding.directions import direction_picks
-from koplc.kopl.grounding.indexes import require_names
+from koplc.kopl.grounding.index.kb_indexes import require_names
 from koplc.kopl.grounding.partial import PartialExecutor
 from koplc.kopl.grounding.repair import PASS as REPAIR_PASS
 from koplc.kopl.grounding.repair import retype_node

@@ -69,7 +69,7 @@ class Tools:
 
     def __init__(self, kb, indexes=None, *, backend: str = "native", store=None,
                  encoding: str = "kqapro", timeout: float = 10.0, limit: int = 10):
-        from koplc.kopl.grounding.indexes import Indexes
+        from koplc.kopl.grounding.index.kb_indexes import Indexes
 
         if backend not in ("native", "oxigraph", "endpoint"):
             raise KoplcError(f"unknown backend {backend!r}; choose native, oxigraph or "
