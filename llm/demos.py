@@ -35,7 +35,7 @@ class Demo:
 
     def adapted(self, entity: str) -> str:
         """The program, one call a line, with its Find pointed at `entity` instead."""
-        from koplc.kopl.grounding.rewrite import rebuild
+        from koplc.kopl.transform import rebuild
 
         def visit(node, expected):
             if node.op == "Find" and node.name in self.entities:

@@ -22,7 +22,7 @@ def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
     """
     from difflib import SequenceMatcher
 
-    from koplc.kopl.grounding.rewrite import rebuild
+    from koplc.kopl.transform import rebuild
 
     said = f" {normal_form(linked.question)} "
     changes: list[dict] = []

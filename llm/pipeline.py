@@ -294,7 +294,7 @@ def hints(linked, demos) -> list[str]:
 
 def _pinned(node, moved: list[dict]):
     """`node` with each moved Find pointed back at the question's own entity."""
-    from koplc.kopl.grounding.rewrite import rebuild
+    from koplc.kopl.transform import rebuild
 
     back = {c["replacement"]: c["original"] for c in moved}
 

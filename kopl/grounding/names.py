@@ -24,10 +24,10 @@ from koplc.kopl.grounding.index.kb_indexes import require_names
 from koplc.kopl.grounding.partial import PartialExecutor
 from koplc.kopl.grounding.repair import PASS as REPAIR_PASS
 from koplc.kopl.grounding.repair import retype_node
-from koplc.kopl.grounding.rewrite import Edit, numbered
 from koplc.kopl.grounding.unit_conversion import PASS as UNITS_PASS
 from koplc.kopl.grounding.unit_conversion import convert_node
 from koplc.kopl.ir import Node
+from koplc.kopl.transform import Edit, numbered
 from koplc.kopl.types import ArgKind
 
 PASS = "names"

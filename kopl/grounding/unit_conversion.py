@@ -13,8 +13,8 @@ import re
 
 from koplc.kopl import ir
 from koplc.kopl.grounding.context import GroundingContext
-from koplc.kopl.grounding.rewrite import Edit, numbered, rebuild
 from koplc.kopl.ir import Node
+from koplc.kopl.transform import Edit, numbered, rebuild
 from koplc.kopl.units import factor
 from koplc.kopl.values import read_quantity
 
