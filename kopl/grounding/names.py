@@ -20,6 +20,7 @@ from koplc.kopl.grounding.candidates import retrieve_all
 from koplc.kopl.grounding.choosers import Candidate
 from koplc.kopl.grounding.context import GroundingContext, Scored
 from koplc.kopl.grounding.directions import direction_picks
+from koplc.kopl.grounding.edits import Edit, numbered
 from koplc.kopl.grounding.index.kb_indexes import require_names
 from koplc.kopl.grounding.partial import PartialExecutor
 from koplc.kopl.grounding.repair import PASS as REPAIR_PASS
@@ -27,7 +28,6 @@ from koplc.kopl.grounding.repair import retype_node
 from koplc.kopl.grounding.unit_conversion import PASS as UNITS_PASS
 from koplc.kopl.grounding.unit_conversion import convert_node
 from koplc.kopl.ir import Node
-from koplc.kopl.transform import Edit, numbered
 from koplc.kopl.types import ArgKind
 
 PASS = "names"
