@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from inputs import FIXTURES, SHARED, require  # noqa: E402
 
 from koplc.kopl.exploration import ExploreOptions, explore_to_file, pattern, read_pool  # noqa: E402
-from koplc.kopl.kb_cache import load_kb  # noqa: E402
+from koplc.kopl.kb.cache import load_kb  # noqa: E402
 from koplc.kopl.metaqa import gold_program, read_questions  # noqa: E402
 
 METAQA_FULL = SHARED / "data" / "metaqa" / "full"

@@ -38,9 +38,9 @@ from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
 from koplc.kopl.grounding.driver import ground
 from koplc.kopl.grounding.index.kb_indexes import KINDS, Indexes, kb_names
 from koplc.kopl.grounding.index.store import folder_size
-from koplc.kopl.kb import KBBuilder
-from koplc.kopl.kb_cache import load_kb
-from koplc.kopl.kb_json import kb_from_data, kb_to_data
+from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.kb.kopl_json import kb_from_data, kb_to_data
+from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.metaqa import read_questions, score
 from koplc.kopl.types import ArgKind
 

@@ -22,7 +22,7 @@ from koplc.kopl.exec_extensions import ExtensionOps
 from koplc.kopl.exec_queries import QueryOps
 from koplc.kopl.exec_sets import SetOps
 from koplc.kopl.ir import OP_CLASSES, Node, Relate, SelectBetween
-from koplc.kopl.kb import KB, QUALIFIERS
+from koplc.kopl.kb.model import KB, QUALIFIERS
 from koplc.kopl.runnable import require_runnable
 from koplc.kopl.step_names import label_in
 from koplc.kopl.types import Comparator, Type
@@ -84,7 +84,7 @@ def execute(program: Node, kb: KB, options: ExecOptions = DEFAULT) -> Answer:
     messages of the malformed are `koplc.kopl.runnable`'s, shared with the SPARQL lowering).
 
     >>> from koplc.kopl.ir import Count, FindAll
-    >>> from koplc.kopl.kb import KBBuilder
+    >>> from koplc.kopl.kb.model import KBBuilder
     >>> execute(Count(input=FindAll()), KBBuilder().build()).render()
     '0'
     """

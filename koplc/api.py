@@ -50,7 +50,7 @@ def check(text: str, syntax: str = "auto", kb=None) -> CheckReport:
         return CheckReport(None, err.diagnostics, text)
     diagnostics = check_parsed(parsed)
     if kb is not None:
-        from koplc.kopl.kb_check import check_against_kb
+        from koplc.kopl.kb.check import check_against_kb
 
         diagnostics += check_against_kb(parsed.program, kb, parsed.source_map)
     return CheckReport(parsed, diagnostics, text)
@@ -119,8 +119,8 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
 
     `schema` names a JSON TripleSchema file for pipe triples (default: MetaQA's).
     """
-    from koplc.kopl.kb_cache import load_kb as load
-    from koplc.kopl.kb_triples import METAQA, TripleSchema
+    from koplc.kopl.kb.cache import load_kb as load
+    from koplc.kopl.kb.triples import METAQA, TripleSchema
 
     triple_schema = METAQA
     if schema is not None:
@@ -153,7 +153,7 @@ def kb_stats(kb) -> dict[str, int]:
 
 def kb_convert(kb, to: str = "kopl-json", out: str | Path | None = None) -> str:
     """The KB written in format `to` (only kopl-json); written atomically to `out` if given."""
-    from koplc.kopl.kb_json import kb_to_json
+    from koplc.kopl.kb.kopl_json import kb_to_json
 
     if to != "kopl-json":
         raise KoplcError(f"cannot convert a KB to {to!r}; the only target is kopl-json",
@@ -166,7 +166,7 @@ def kb_convert(kb, to: str = "kopl-json", out: str | Path | None = None) -> str:
 
 def check_names(text: str, kb, syntax: str = "auto") -> list[Diagnostic]:
     """Warnings for the program's names that `kb` lacks (entity, concept, relation, keys)."""
-    from koplc.kopl.kb_check import check_against_kb
+    from koplc.kopl.kb.check import check_against_kb
 
     parsed = parse(text, syntax)
     return check_against_kb(parsed.program, kb, parsed.source_map)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from koplc.kopl import ir
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import AmongOp, BetweenOp, Comparator, Direction
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
 

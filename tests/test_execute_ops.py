@@ -181,7 +181,7 @@ TIMED_KB = {"concepts": {}, "entities": {
 def test_time_constraint(time, expected):
     import json
 
-    from koplc.kopl.kb_json import kb_from_text
+    from koplc.kopl.kb.kopl_json import kb_from_text
 
     kb = kb_from_text(json.dumps(TIMED_KB))
     people = ir.Or(left=ir.Find(name="Pat"), right=ir.Find(name="Quinn"))

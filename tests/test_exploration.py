@@ -28,7 +28,7 @@ from koplc.kopl.exploration import (
 from koplc.kopl.exploration.questions import ASKERS
 from koplc.kopl.exploration.sampler import NOT_DRAWN
 from koplc.kopl.exploration.set_steps import EXTENDERS
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.metaqa import gold_program
 from koplc.kopl.registry import OPS
 from koplc.kopl.syntax.steps import parse as parse_steps

@@ -17,7 +17,7 @@ from koplc.kopl.grounding.driver import ground
 from koplc.kopl.grounding.index.embedder import Embedder
 from koplc.kopl.grounding.index.kb_indexes import Indexes, require_names
 from koplc.kopl.grounding.index.store import index_folder, load_index
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.types import ArgKind
 
 RELATIONS = {ArgKind.RELATION: ["located in", "capital of", "country of citizenship"]}

@@ -12,7 +12,7 @@ from koplc.kopl.execute import execute
 from koplc.kopl.grounding.driver import explain, ground
 from koplc.kopl.grounding.index.kb_indexes import Indexes
 from koplc.kopl.grounding.names import ground_names
-from koplc.kopl.kb import KBBuilder
+from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.types import Direction
 
 

@@ -20,8 +20,8 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
-from koplc.kopl.kb_json import kb_to_data, load_kopl_json
-from koplc.kopl.kb_triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
+from koplc.kopl.kb.kopl_json import kb_to_data, load_kopl_json
+from koplc.kopl.kb.triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
 from koplc.kopl.types import Comparator, Direction
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FIXTURES, read_jsonl
 from koplc.kopl.execute import execute
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.syntax.nested import parse
 
 FOLDER = FIXTURES / "periodic"

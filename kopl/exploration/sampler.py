@@ -31,7 +31,7 @@ from koplc.kopl.exploration.kinds import (
 )
 from koplc.kopl.exploration.questions import ASKERS
 from koplc.kopl.exploration.set_steps import EXTENDERS
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import Comparator
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR
 

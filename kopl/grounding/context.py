@@ -10,7 +10,7 @@ from koplc.kopl.grounding.choosers import Chooser, SimilarityChooser
 from koplc.kopl.grounding.index.kb_indexes import Indexes
 from koplc.kopl.grounding.schema import KBProfile, profile_of
 from koplc.kopl.grounding.text import phrases
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 
 
 @dataclass(frozen=True)

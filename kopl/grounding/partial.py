@@ -11,7 +11,7 @@ from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import ExecutionError
 from koplc.kopl.execute import ExecOptions, Executor, StepFailure
 from koplc.kopl.ir import Node
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import Type
 
 _VALUE_TYPES = (Type.VALUES, Type.QUALIFIER_VALUES)

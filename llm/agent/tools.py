@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.ir import Node
-from koplc.kopl.kb import QUALIFIERS, RELATION, VALUE
+from koplc.kopl.kb.model import QUALIFIERS, RELATION, VALUE
 from koplc.kopl.types import ArgKind
 from koplc.llm.agent.readonly import require_read_only
 

@@ -27,7 +27,7 @@ from koplc.kopl.grounding.index.store import (
     save_index,
 )
 from koplc.kopl.grounding.index.vector import NameIndex, embedded_text, fingerprint
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import ArgKind
 from koplc.kopl.user_cache import writable
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from koplc.kopl.kb import KB, KBBuilder
+from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.values import QUANTITY, STRING, Value, parse_time
 
 

@@ -22,12 +22,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from koplc.kopl.errors import KBError
-from koplc.kopl.kb import KB
-from koplc.kopl.kb_json import load_kopl_json
-from koplc.kopl.kb_triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
+from koplc.kopl.kb.kopl_json import load_kopl_json
+from koplc.kopl.kb.model import KB
+from koplc.kopl.kb.triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
 from koplc.kopl.user_cache import derived_path, writable
 
-FORMAT = 2  # bump whenever the KB's pickled layout or the header changes
+FORMAT = 3  # bump whenever the KB's pickled layout or the header changes
 SUFFIX = ".koplc-cache"
 _MAGIC = b"koplc-kb\n"
 KB_FORMATS = ("kopl-json", "pipe-triples", "ntriples", "turtle")
