@@ -65,7 +65,7 @@ def worker_koplc_cold(work: Path, rounds: int) -> dict:
 
 def worker_koplc(work: Path, rounds: int) -> dict:
     global _COMPILED_TEST, _EXECUTOR
-    from koplc.kopl.execute import Executor, execute
+    from koplc.kopl.execution.executor import Executor, execute
     from koplc.kopl.kb.cache import load_kb
     from koplc.kopl.syntax.kqapro_json import program_from_steps
     from koplc.kopl.values import compiled_test

@@ -178,7 +178,7 @@ def agreement(native, got) -> tuple[bool, bool]:
 
 def compare(name, kb, programs, rounds: int) -> dict:
     from koplc.kopl.errors import KoplcError
-    from koplc.kopl.execute import execute
+    from koplc.kopl.execution.executor import execute
     from koplc.kopl.syntax.kqapro_json import parse, program_from_steps
     from koplc.sparql_backend.encodings import KQAPRO
     from koplc.sparql_backend.export import ntriples

@@ -32,7 +32,7 @@ from inputs import SHARED, metaqa_dev, metaqa_kb, require
 
 from koplc.kopl import ir
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.grounding.candidates import retrieve
 from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
 from koplc.kopl.grounding.driver import ground

@@ -33,7 +33,7 @@ def best_rate(programs: list, run, rounds: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from koplc.kopl.execute import execute
+    from koplc.kopl.execution.executor import execute
     from koplc.kopl.kb.cache import load_kb
     from koplc.kopl.metaqa import gold_program, read_questions
     from koplc.sparql_backend.encodings import ENCODINGS

@@ -135,7 +135,7 @@ def run(text: str, kb, syntax: str = "auto", options=None, *, backend: str = "na
     KQA Pro JSON lists take the fast builder (the full parser still reports malformed ones).
     `backend` "oxigraph" or "endpoint" runs it as SPARQL instead (see `run_sparql`).
     """
-    from koplc.kopl.execute import DEFAULT, execute
+    from koplc.kopl.execution.executor import DEFAULT, execute
     from koplc.kopl.syntax.kqapro_json import program_from_kqapro
 
     name = detect_syntax(text) if syntax == "auto" else syntax
@@ -387,7 +387,7 @@ def lower(text: str, encoding: str = "kqapro", syntax: str = "auto", options=Non
     >>> print(lower('Count(Find("Akron"))').splitlines()[1])
     SELECT (COUNT(*) AS ?count) WHERE {
     """
-    from koplc.kopl.execute import DEFAULT
+    from koplc.kopl.execution.executor import DEFAULT
     from koplc.sparql_backend.lower import lower as lower_program
 
     return lower_program(parse(text, syntax).program, encoding, options or DEFAULT).text()
@@ -446,7 +446,7 @@ def run_sparql(program, backend: str = "oxigraph", *, kb=None, store=None,
     `backend` ("oxigraph": an in-memory store built from `kb`; "endpoint": the endpoint at
     `endpoint`); returns the Answer the native executor gives. BackendError names the store or
     endpoint on failure."""
-    from koplc.kopl.execute import DEFAULT
+    from koplc.kopl.execution.executor import DEFAULT
     from koplc.sparql_backend.lower import lower as lower_program
     from koplc.sparql_backend.results import run_lowered
 

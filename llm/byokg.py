@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import DEFAULT, execute
+from koplc.kopl.execution.executor import DEFAULT, execute
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked, link
 from koplc.kopl.ir import Count, FilterConcept, Find, Node, QueryAttr, QueryName, Relate

@@ -215,7 +215,7 @@ class Compiler:
         attempt.node = node
         clock = time.perf_counter()
         try:
-            from koplc.kopl.execute import DEFAULT, execute
+            from koplc.kopl.execution.executor import DEFAULT, execute
 
             result = execute(node, self.kb, DEFAULT)
             attempt.answer = topic_last(node, self.kb, [str(v) for v in result.items()])

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from kb_fixtures import METAQA_KB, kb_for_fixture, kb_path, metaqa_dev  # noqa: F401 - kb_for
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.triples import load_pipe_triples
 from koplc.kopl.metaqa import gold_program, hops_of, read_questions, score
 

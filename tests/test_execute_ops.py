@@ -10,7 +10,7 @@ import pytest
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, kb_for_fixture  # noqa: F401 - kb_for
 from koplc.kopl import ir
 from koplc.kopl.errors import ExecutionError
-from koplc.kopl.execute import ExecOptions, Executor, execute
+from koplc.kopl.execution.executor import ExecOptions, Executor, execute
 from koplc.kopl.registry import OPS
 from koplc.kopl.types import AmongOp, BetweenOp, Comparator, Direction
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 from koplc.cli import main
 from koplc.kopl import ir
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.exploration import (
     READINGS,
     ExploreOptions,

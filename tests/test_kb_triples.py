@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXTURES
 from kb_fixtures import METAQA_KB, kb_for_fixture  # noqa: F401 - the kb_for fixture
 from koplc.kopl.errors import KBError
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.ir import (
     Count,
     FilterConcept,

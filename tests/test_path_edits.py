@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from koplc import api
-from koplc.kopl.execute import DEFAULT, execute
+from koplc.kopl.execution.executor import DEFAULT, execute
 from koplc.kopl.grounding.path_edits import chain_of, edits, neighbours
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.kopl.types import Direction

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from conftest import FIXTURES, read_jsonl
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.syntax.nested import parse
 

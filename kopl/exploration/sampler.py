@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from koplc.kopl import ir
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import Executor, StepFailure
+from koplc.kopl.execution.executor import Executor, StepFailure
 from koplc.kopl.exploration.kinds import (
     FILTERS,
     KINDS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import ExecutionError
-from koplc.kopl.execute import ExecOptions, Executor, StepFailure
+from koplc.kopl.execution.executor import ExecOptions, Executor, StepFailure
 from koplc.kopl.ir import Node
 from koplc.kopl.kb.model import KB
 from koplc.kopl.types import Type

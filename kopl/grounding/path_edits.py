@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import DEFAULT, execute
+from koplc.kopl.execution.executor import DEFAULT, execute
 from koplc.kopl.ir import Count, Find, Node, QueryName, Relate
 from koplc.kopl.types import Direction, Type
 

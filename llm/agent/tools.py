@@ -238,7 +238,7 @@ class Tools:
 
     def _execute(self, program: Node):
         if self.backend == "native":
-            from koplc.kopl.execute import execute
+            from koplc.kopl.execution.executor import execute
 
             return execute(program, self.kb)
         from koplc.sparql_backend.lower import lower
