@@ -169,8 +169,8 @@ def write_workloads(work: Path, mix_size: int) -> dict:
     QueryName: the C++ engine knows only What)."""
     from kqapro_mix import kqapro_mix
 
+    from koplc.kopl.datasets.metaqa import gold_program, read_questions
     from koplc.kopl.kb.cache import load_kb
-    from koplc.kopl.metaqa import gold_program, read_questions
     from koplc.kopl.syntax.kqapro_json import print_program
 
     questions = [q for hop in (1, 2, 3)

@@ -36,10 +36,10 @@ from inputs import FIXTURES, metaqa_dev, metaqa_kb
 
 def load_workloads():
     """[(workload name, KB, [(KQA Pro steps, IR program)])]."""
+    from koplc.kopl.datasets.metaqa import gold_program, read_questions
     from koplc.kopl.kb.cache import load_kb
     from koplc.kopl.kb.kopl_json import kb_from_data, kb_to_data
     from koplc.kopl.kb.model import KBBuilder
-    from koplc.kopl.metaqa import gold_program, read_questions
     from koplc.kopl.syntax.kqapro_json import print_program
 
     cases = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["cases"]

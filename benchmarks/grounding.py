@@ -31,6 +31,7 @@ from grounding_perturb import Case, chain_case, filter_programs, question_text
 from inputs import SHARED, metaqa_dev, metaqa_kb, require
 
 from koplc.kopl import ir
+from koplc.kopl.datasets.metaqa import read_questions, score
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.grounding.candidates import retrieve
@@ -41,7 +42,6 @@ from koplc.kopl.grounding.index.store import folder_size
 from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.kb.kopl_json import kb_from_data, kb_to_data
 from koplc.kopl.kb.model import KBBuilder
-from koplc.kopl.metaqa import read_questions, score
 from koplc.kopl.types import ArgKind
 
 SCHEMA = SHARED / "data/wikidata15k_schema.json"

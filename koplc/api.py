@@ -119,10 +119,11 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
 
     `schema` names a JSON TripleSchema file for pipe triples (default: MetaQA's).
     """
+    from koplc.kopl.datasets import metaqa
     from koplc.kopl.kb.cache import load_kb as load
-    from koplc.kopl.kb.triples import METAQA, TripleSchema
+    from koplc.kopl.kb.triple_schema import TripleSchema
 
-    triple_schema = METAQA
+    triple_schema = metaqa.KB_SCHEMA
     if schema is not None:
         triple_schema = TripleSchema.from_json(Path(schema).read_text(encoding="utf-8"))
     return load(path, cache=cache, fmt=fmt, schema=triple_schema)

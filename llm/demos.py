@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from koplc.kopl.datasets.metaqa import gold_program, read_questions
 from koplc.kopl.grounding.mentions import plain
-from koplc.kopl.metaqa import gold_program, read_questions
 from koplc.kopl.registry import info_of
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.model_cache import cache_root

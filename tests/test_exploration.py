@@ -11,6 +11,7 @@ import pytest
 from conftest import FIXTURES
 from koplc.cli import main
 from koplc.kopl import ir
+from koplc.kopl.datasets.metaqa import gold_program
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.exploration import (
     READINGS,
@@ -29,7 +30,6 @@ from koplc.kopl.exploration.questions import ASKERS
 from koplc.kopl.exploration.sampler import NOT_DRAWN
 from koplc.kopl.exploration.set_steps import EXTENDERS
 from koplc.kopl.kb.cache import load_kb
-from koplc.kopl.metaqa import gold_program
 from koplc.kopl.registry import OPS
 from koplc.kopl.syntax.steps import parse as parse_steps
 
