@@ -4,7 +4,7 @@ pointed at the question's own entities (QUACK with the question as context)."""
 from __future__ import annotations
 
 from koplc.kopl.grounding.mentions import Linked
-from koplc.kopl.grounding.text import normal_form
+from koplc.kopl.grounding.name_forms import normal_form
 
 
 def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from koplc.kopl.grounding.choosers import Candidate
 from koplc.kopl.grounding.index.kb_indexes import require_names
 from koplc.kopl.grounding.index.vector import NameIndex, embedded_text
-from koplc.kopl.grounding.text import (
+from koplc.kopl.grounding.name_forms import (
     char_similarity,
     folded,
     normal_form,

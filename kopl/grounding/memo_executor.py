@@ -17,7 +17,7 @@ from koplc.kopl.types import Type
 _VALUE_TYPES = (Type.VALUES, Type.QUALIFIER_VALUES)
 
 
-class PartialExecutor(Executor):
+class MemoExecutor(Executor):
     """An executor that remembers the result of every entity- or value-valued node it ran."""
 
     __slots__ = ("memo",)
