@@ -17,9 +17,9 @@ from pathlib import Path
 
 from koplc.evaluate import evaluate_questions, read_gold_questions, report_of
 from koplc.frontends import open_frontend
-from koplc.kopl import steps_syntax
 from koplc.kopl.frontend import Settings
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.agent.dialog import parse_action
 from koplc.llm.agent.frontend import AgentSettings
 from koplc.llm.agent.loop import AgentOptions

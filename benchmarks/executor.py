@@ -52,7 +52,7 @@ def peak_mib() -> float:
 
 
 def worker_koplc_cold(work: Path, rounds: int) -> dict:
-    from koplc.kopl.kb_cache import load_kb
+    from koplc.kopl.kb.cache import load_kb
 
     start = time.perf_counter()
     load_kb(METAQA_KB, cache=False)
@@ -65,9 +65,9 @@ def worker_koplc_cold(work: Path, rounds: int) -> dict:
 
 def worker_koplc(work: Path, rounds: int) -> dict:
     global _COMPILED_TEST, _EXECUTOR
-    from koplc.kopl.execute import Executor, execute
-    from koplc.kopl.kb_cache import load_kb
-    from koplc.kopl.kqapro_fast import program_from_steps
+    from koplc.kopl.execution.executor import Executor, execute
+    from koplc.kopl.kb.cache import load_kb
+    from koplc.kopl.syntax.kqapro_json import program_from_steps
     from koplc.kopl.values import compiled_test
 
     _COMPILED_TEST, _EXECUTOR = compiled_test, Executor
@@ -169,9 +169,9 @@ def write_workloads(work: Path, mix_size: int) -> dict:
     QueryName: the C++ engine knows only What)."""
     from kqapro_mix import kqapro_mix
 
-    from koplc.kopl.kb_cache import load_kb
-    from koplc.kopl.kqapro_json import print_program
-    from koplc.kopl.metaqa import gold_program, read_questions
+    from koplc.kopl.datasets.metaqa import gold_program, read_questions
+    from koplc.kopl.kb.cache import load_kb
+    from koplc.kopl.syntax.kqapro_json import print_program
 
     questions = [q for hop in (1, 2, 3)
                  for q in read_questions(metaqa_dev(hop))]

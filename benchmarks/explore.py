@@ -28,9 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from inputs import FIXTURES, SHARED, require  # noqa: E402
 
+from koplc.kopl.datasets.metaqa import gold_program, read_questions  # noqa: E402
 from koplc.kopl.exploration import ExploreOptions, explore_to_file, pattern, read_pool  # noqa: E402
-from koplc.kopl.kb_cache import load_kb  # noqa: E402
-from koplc.kopl.metaqa import gold_program, read_questions  # noqa: E402
+from koplc.kopl.kb.cache import load_kb  # noqa: E402
 
 METAQA_FULL = SHARED / "data" / "metaqa" / "full"
 DEFAULT_KBS = [METAQA_FULL / "kb.txt", FIXTURES / "kopl" / "example_kb.json",

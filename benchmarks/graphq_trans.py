@@ -36,11 +36,11 @@ from inputs import FIXTURES, metaqa_dev, metaqa_kb
 
 def load_workloads():
     """[(workload name, KB, [(KQA Pro steps, IR program)])]."""
-    from koplc.kopl.kb import KBBuilder
-    from koplc.kopl.kb_cache import load_kb
-    from koplc.kopl.kb_json import kb_from_data, kb_to_data
-    from koplc.kopl.kqapro_json import print_program
-    from koplc.kopl.metaqa import gold_program, read_questions
+    from koplc.kopl.datasets.metaqa import gold_program, read_questions
+    from koplc.kopl.kb.cache import load_kb
+    from koplc.kopl.kb.kopl_json import kb_from_data, kb_to_data
+    from koplc.kopl.kb.model import KBBuilder
+    from koplc.kopl.syntax.kqapro_json import print_program
 
     cases = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["cases"]
     by_kb: dict[str, list] = {}
@@ -105,8 +105,7 @@ def graphq_lower(translators, steps) -> tuple[str, str]:
 def koplc_lower(steps):
     """(Lowered or None, error message)."""
     from koplc.kopl.errors import KoplcError
-    from koplc.kopl.kqapro_fast import program_from_steps
-    from koplc.kopl.kqapro_json import parse
+    from koplc.kopl.syntax.kqapro_json import parse, program_from_steps
     from koplc.sparql_backend.lower import lower
 
     try:
@@ -179,9 +178,8 @@ def agreement(native, got) -> tuple[bool, bool]:
 
 def compare(name, kb, programs, rounds: int) -> dict:
     from koplc.kopl.errors import KoplcError
-    from koplc.kopl.execute import execute
-    from koplc.kopl.kqapro_fast import program_from_steps
-    from koplc.kopl.kqapro_json import parse
+    from koplc.kopl.execution.executor import execute
+    from koplc.kopl.syntax.kqapro_json import parse, program_from_steps
     from koplc.sparql_backend.encodings import KQAPRO
     from koplc.sparql_backend.export import ntriples
     from koplc.sparql_backend.results import run_lowered

@@ -31,17 +31,17 @@ from grounding_perturb import Case, chain_case, filter_programs, question_text
 from inputs import SHARED, metaqa_dev, metaqa_kb, require
 
 from koplc.kopl import ir
+from koplc.kopl.datasets.metaqa import read_questions, score
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.grounding.candidates import retrieve
 from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
 from koplc.kopl.grounding.driver import ground
-from koplc.kopl.grounding.index_store import folder_size
-from koplc.kopl.grounding.indexes import KINDS, Indexes, kb_names
-from koplc.kopl.kb import KBBuilder
-from koplc.kopl.kb_cache import load_kb
-from koplc.kopl.kb_json import kb_from_data, kb_to_data
-from koplc.kopl.metaqa import read_questions, score
+from koplc.kopl.grounding.index.kb_indexes import KINDS, Indexes, kb_names
+from koplc.kopl.grounding.index.store import folder_size
+from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.kb.kopl_json import kb_from_data, kb_to_data
+from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.types import ArgKind
 
 SCHEMA = SHARED / "data/wikidata15k_schema.json"

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from koplc.kopl import ir
-from koplc.kopl.metaqa import Question, gold_program
+from koplc.kopl.datasets.metaqa import Question, gold_program
 
 PARAPHRASES = {
     "directed_by": ["director", "directed by", "directed", "film director", "direction by",

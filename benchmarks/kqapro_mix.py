@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from koplc.kopl import ir
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import AmongOp, BetweenOp, Comparator, Direction
 
 OPS = [Comparator.EQ, Comparator.NE, Comparator.LT, Comparator.GT]

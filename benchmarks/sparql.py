@@ -33,9 +33,9 @@ def best_rate(programs: list, run, rounds: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from koplc.kopl.execute import execute
-    from koplc.kopl.kb_cache import load_kb
-    from koplc.kopl.metaqa import gold_program, read_questions
+    from koplc.kopl.datasets.metaqa import gold_program, read_questions
+    from koplc.kopl.execution.executor import execute
+    from koplc.kopl.kb.cache import load_kb
     from koplc.sparql_backend.encodings import ENCODINGS
     from koplc.sparql_backend.export import write_ntriples
     from koplc.sparql_backend.lower import lower

@@ -11,8 +11,8 @@ import torch
 
 from koplc.gnn.errors import GnnError
 from koplc.gnn.subgraph import Retriever, depths, link_topic
-from koplc.kopl.execute import DEFAULT, execute
-from koplc.kopl.metaqa import gold_program, read_questions
+from koplc.kopl.datasets.metaqa import gold_program, read_questions
+from koplc.kopl.execution.executor import DEFAULT, execute
 
 MAX_TOKENS = 32
 

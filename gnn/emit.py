@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.ir import Find, Node, QueryName, Relate
 from koplc.kopl.types import Direction
 

@@ -22,7 +22,7 @@ from koplc.gnn.data import (
 )
 from koplc.gnn.emit import predict
 from koplc.gnn.model import Config, Reasoner, topic_scores
-from koplc.kopl.metaqa import f1
+from koplc.kopl.datasets.metaqa import f1
 
 
 def train(examples: list, valid: list, folder: Path, config: Config, relations: list[str],

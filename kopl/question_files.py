@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from koplc.kopl.datasets.metaqa import gold_program
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.ir import Node
-from koplc.kopl.metaqa import gold_program
 
 _TOPIC = re.compile(r"\[([^\]]+)\]")
 _HOP_IN_NAME = re.compile(r"(\d+)[-_]?hop", re.IGNORECASE)

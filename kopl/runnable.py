@@ -33,7 +33,7 @@ from koplc.kopl.types import AmongOp, ArgKind, BetweenOp, Comparator, Direction,
 from koplc.kopl.values import DATE, QUANTITY, TIME, YEAR, literal_problem
 
 if TYPE_CHECKING:
-    from koplc.kopl.execute import ExecOptions
+    from koplc.kopl.execution.executor import ExecOptions
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def require_runnable(program: Node, options: ExecOptions,
     """Raise `error` (the caller's stage) for the first refusal of `program`, naming its step.
 
     >>> from koplc.kopl.errors import ExecutionError
-    >>> from koplc.kopl.execute import DEFAULT
+    >>> from koplc.kopl.execution.executor import DEFAULT
     >>> from koplc.kopl.ir import Count, FilterNum, FindAll
     >>> bad = Count(input=FilterNum(input=FindAll(), key="k", value="1", comparator="bigger"))
     >>> require_runnable(bad, DEFAULT, ExecutionError)

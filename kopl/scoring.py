@@ -13,9 +13,9 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
+from koplc.kopl.datasets.metaqa import f1
 from koplc.kopl.frontend import Compiled
 from koplc.kopl.ir import Node
-from koplc.kopl.metaqa import f1
 from koplc.kopl.question_files import GoldQuestion
 
 WRONG_ANSWER = "wrong answer"
@@ -46,7 +46,7 @@ def wrong_program(program: Node | None, gold: Node) -> str:
     hop dropped or added, hops reordered, a wrong relation or direction, a wrong entity,
     another structure, or none (the right program, other answers).
 
-    >>> from koplc.kopl.metaqa import gold_program
+    >>> from koplc.kopl.datasets.metaqa import gold_program
     >>> wrong_program(gold_program("Heat", "movie_to_director"),
     ...               gold_program("Heat", "movie_to_director_to_movie"))
     'hop dropped'

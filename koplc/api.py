@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from koplc.kopl import kqapro_json
 from koplc.kopl.atomic import write_atomically
 from koplc.kopl.check import check_parsed
 from koplc.kopl.diagnostics import Diagnostic
 from koplc.kopl.errors import KoplcError, ParseError
 from koplc.kopl.program import Parsed
+from koplc.kopl.syntax import kqapro_json
 from koplc.syntaxes import (  # noqa: F401 - SYNTAXES and syntax_module are public API too
     SYNTAXES,
     detect_syntax,
@@ -50,7 +50,7 @@ def check(text: str, syntax: str = "auto", kb=None) -> CheckReport:
         return CheckReport(None, err.diagnostics, text)
     diagnostics = check_parsed(parsed)
     if kb is not None:
-        from koplc.kopl.kb_check import check_against_kb
+        from koplc.kopl.kb.check import check_against_kb
 
         diagnostics += check_against_kb(parsed.program, kb, parsed.source_map)
     return CheckReport(parsed, diagnostics, text)
@@ -119,10 +119,11 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
 
     `schema` names a JSON TripleSchema file for pipe triples (default: MetaQA's).
     """
-    from koplc.kopl.kb_cache import load_kb as load
-    from koplc.kopl.kb_triples import METAQA, TripleSchema
+    from koplc.kopl.datasets import metaqa
+    from koplc.kopl.kb.cache import load_kb as load
+    from koplc.kopl.kb.triple_schema import TripleSchema
 
-    triple_schema = METAQA
+    triple_schema = metaqa.KB_SCHEMA
     if schema is not None:
         triple_schema = TripleSchema.from_json(Path(schema).read_text(encoding="utf-8"))
     return load(path, cache=cache, fmt=fmt, schema=triple_schema)
@@ -135,8 +136,8 @@ def run(text: str, kb, syntax: str = "auto", options=None, *, backend: str = "na
     KQA Pro JSON lists take the fast builder (the full parser still reports malformed ones).
     `backend` "oxigraph" or "endpoint" runs it as SPARQL instead (see `run_sparql`).
     """
-    from koplc.kopl.execute import DEFAULT, execute
-    from koplc.kopl.kqapro_fast import program_from_kqapro
+    from koplc.kopl.execution.executor import DEFAULT, execute
+    from koplc.kopl.syntax.kqapro_json import program_from_kqapro
 
     name = detect_syntax(text) if syntax == "auto" else syntax
     program = program_from_kqapro(text) if name == kqapro_json.NAME else parse(text, name).program
@@ -153,7 +154,7 @@ def kb_stats(kb) -> dict[str, int]:
 
 def kb_convert(kb, to: str = "kopl-json", out: str | Path | None = None) -> str:
     """The KB written in format `to` (only kopl-json); written atomically to `out` if given."""
-    from koplc.kopl.kb_json import kb_to_json
+    from koplc.kopl.kb.kopl_json import kb_to_json
 
     if to != "kopl-json":
         raise KoplcError(f"cannot convert a KB to {to!r}; the only target is kopl-json",
@@ -166,7 +167,7 @@ def kb_convert(kb, to: str = "kopl-json", out: str | Path | None = None) -> str:
 
 def check_names(text: str, kb, syntax: str = "auto") -> list[Diagnostic]:
     """Warnings for the program's names that `kb` lacks (entity, concept, relation, keys)."""
-    from koplc.kopl.kb_check import check_against_kb
+    from koplc.kopl.kb.check import check_against_kb
 
     parsed = parse(text, syntax)
     return check_against_kb(parsed.program, kb, parsed.source_map)
@@ -180,7 +181,7 @@ def build_index(kb_path: str | Path, *, folder: str | Path | None = None, force:
                 progress: bool = False):
     """Build the grounding indexes of the KB at `kb_path` (or load them when current); saved
     beside the KB, or in `folder`, or under $KOPLC_CACHE_DIR. Returns a BuildReport."""
-    from koplc.kopl.grounding.indexes import Indexes
+    from koplc.kopl.grounding.index.kb_indexes import Indexes
 
     kb = load_kb(kb_path)
     return Indexes.for_kb(kb, kb_path, folder).build_all(progress=progress, force=force)
@@ -190,7 +191,7 @@ def grounding_indexes(kb, kb_path: str | Path | None = None, *,
                       folder: str | Path | None = None, progress: bool = False):
     """The name indexes of `kb`, loaded from disk or built now (with a progress bar when
     `progress`) and saved beside `kb_path`, in `folder`, or under $KOPLC_CACHE_DIR."""
-    from koplc.kopl.grounding.indexes import Indexes
+    from koplc.kopl.grounding.index.kb_indexes import Indexes
 
     indexes = Indexes.for_kb(kb, kb_path, folder)
     indexes.build_all(progress=progress)
@@ -205,7 +206,7 @@ def ground(text: str, kb, question: str | None = None, syntax: str = "auto", *,
     from koplc.kopl.grounding.choosers import SimilarityChooser
     from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
     from koplc.kopl.grounding.driver import ground as ground_program
-    from koplc.kopl.grounding.indexes import Indexes
+    from koplc.kopl.grounding.index.kb_indexes import Indexes
 
     program = parse(text, syntax).program
     if indexes is None:
@@ -387,7 +388,7 @@ def lower(text: str, encoding: str = "kqapro", syntax: str = "auto", options=Non
     >>> print(lower('Count(Find("Akron"))').splitlines()[1])
     SELECT (COUNT(*) AS ?count) WHERE {
     """
-    from koplc.kopl.execute import DEFAULT
+    from koplc.kopl.execution.executor import DEFAULT
     from koplc.sparql_backend.lower import lower as lower_program
 
     return lower_program(parse(text, syntax).program, encoding, options or DEFAULT).text()
@@ -446,7 +447,7 @@ def run_sparql(program, backend: str = "oxigraph", *, kb=None, store=None,
     `backend` ("oxigraph": an in-memory store built from `kb`; "endpoint": the endpoint at
     `endpoint`); returns the Answer the native executor gives. BackendError names the store or
     endpoint on failure."""
-    from koplc.kopl.execute import DEFAULT
+    from koplc.kopl.execution.executor import DEFAULT
     from koplc.sparql_backend.lower import lower as lower_program
     from koplc.sparql_backend.results import run_lowered
 

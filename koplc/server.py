@@ -222,7 +222,7 @@ def _view(run, busy: bool) -> dict:
 
 def _result(compiled) -> dict:
     from koplc.frontends import lower_sparql
-    from koplc.kopl import steps_syntax
+    from koplc.kopl.syntax import steps as steps_syntax
 
     program = compiled.final
     sparql = compiled.sparql

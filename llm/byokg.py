@@ -11,12 +11,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from koplc.kopl import steps_syntax
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import DEFAULT, execute
+from koplc.kopl.execution.executor import DEFAULT, execute
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked, link
 from koplc.kopl.ir import Count, FilterConcept, Find, Node, QueryAttr, QueryName, Relate
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.demos import DemoSelector, calls_of
 from koplc.llm.prompt import PromptBuilder
 from koplc.llm.scoring import inverse_consistency

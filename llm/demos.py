@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from koplc.kopl import steps_syntax
+from koplc.kopl.datasets.metaqa import gold_program, read_questions
 from koplc.kopl.grounding.mentions import plain
-from koplc.kopl.metaqa import gold_program, read_questions
 from koplc.kopl.registry import info_of
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.model_cache import cache_root
 
 
@@ -35,7 +35,7 @@ class Demo:
 
     def adapted(self, entity: str) -> str:
         """The program, one call a line, with its Find pointed at `entity` instead."""
-        from koplc.kopl.grounding.rewrite import rebuild
+        from koplc.kopl.transform import rebuild
 
         def visit(node, expected):
             if node.op == "Find" and node.name in self.entities:
@@ -110,7 +110,7 @@ class DemoSelector:
     """The n pool demonstrations nearest to a masked question (MiniLM cosine similarity)."""
 
     def __init__(self, pool: list[Demo], embedder=None):
-        from koplc.kopl.grounding.embedder import DEFAULT_EMBEDDER
+        from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER
 
         self.pool = pool
         self.embedder = embedder or DEFAULT_EMBEDDER

@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from koplc.kopl import steps_syntax
 from koplc.kopl.question_files import GoldQuestion, read_question_file, spread
 from koplc.kopl.scoring import percentiles, score
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.frontend import LlmFrontEnd
 from koplc.llm.pipeline import CompileOptions, Compiler
 

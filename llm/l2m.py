@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from koplc.kopl import steps_syntax
 from koplc.kopl.exploration import PoolEntry, canonical_question
 from koplc.kopl.ir import Node, QueryName
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.kopl.types import Type
 from koplc.llm.demos import calls_of
 from koplc.llm.scoring import inverse_consistency

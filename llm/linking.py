@@ -4,7 +4,7 @@ pointed at the question's own entities (QUACK with the question as context)."""
 from __future__ import annotations
 
 from koplc.kopl.grounding.mentions import Linked
-from koplc.kopl.grounding.text import normal_form
+from koplc.kopl.grounding.name_forms import normal_form
 
 
 def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
@@ -13,7 +13,7 @@ def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
     name (a demonstration's, a relative's, a concept's); the question's own entities are the
     grounding candidates that its context vouches for (QUACK, question as context).
 
-    >>> from koplc.kopl import steps_syntax
+    >>> from koplc.kopl.syntax import steps as steps_syntax
     >>> p = steps_syntax.parse("Step 1: Find(Cameron Diaz)\\nStep 2: QueryName()\\nDone").program
     >>> q = Linked("the movie Camilla starred who", ("Camilla",), (), ((10, 17),))
     >>> new, changes = repair_finds(p, q)
@@ -22,7 +22,7 @@ def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
     """
     from difflib import SequenceMatcher
 
-    from koplc.kopl.grounding.rewrite import rebuild
+    from koplc.kopl.transform import rebuild
 
     said = f" {normal_form(linked.question)} "
     changes: list[dict] = []

@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from koplc.kopl import steps_syntax
 from koplc.kopl.check import check
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.ranking import topic_last
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.answer_type import counted
 from koplc.llm.catalogue import ops_for_kb
 from koplc.llm.demos import FIXED, DemoSelector, calls_of, steps_of
@@ -105,7 +105,7 @@ class Compiler:
 
     def __init__(self, kb, lm, *, indexes=None, kb_path=None, pool=None,
                  options: CompileOptions | None = None):
-        from koplc.kopl.grounding.indexes import Indexes
+        from koplc.kopl.grounding.index.kb_indexes import Indexes
 
         self.kb, self.lm, self.options = kb, lm, options or CompileOptions()
         self.indexes = indexes or Indexes.for_kb(kb, kb_path, None)
@@ -235,7 +235,7 @@ class Compiler:
         attempt.node = node
         clock = time.perf_counter()
         try:
-            from koplc.kopl.execute import DEFAULT, execute
+            from koplc.kopl.execution.executor import DEFAULT, execute
 
             result = execute(node, self.kb, DEFAULT)
             attempt.answer = topic_last(node, self.kb, [str(v) for v in result.items()])
@@ -320,7 +320,7 @@ def hints(linked, demos) -> list[str]:
 
 def _pinned(node, moved: list[dict]):
     """`node` with each moved Find pointed back at the question's own entity."""
-    from koplc.kopl.grounding.rewrite import rebuild
+    from koplc.kopl.transform import rebuild
 
     back = {c["replacement"]: c["original"] for c in moved}
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from koplc.kopl.atomic import atomic_file
 from koplc.kopl.errors import KBError
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
 from koplc.sparql_backend.encodings import (
     ATTRIBUTE,

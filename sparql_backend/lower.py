@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import LoweringError, UnsupportedConstruct
-from koplc.kopl.execute import DEFAULT, ExecOptions
+from koplc.kopl.execution.executor import DEFAULT, ExecOptions
 from koplc.kopl.ir import OP_CLASSES, Node
 from koplc.kopl.runnable import require_runnable
 from koplc.kopl.step_names import label_in

@@ -1,5 +1,5 @@
 """Lowering of the S-expression extensions: Entity, ArgMax, ArgMin, TimeConstraint (mixed into
-`Lowering`), with the semantics of `koplc.kopl.exec_extensions`.
+`Lowering`), with the semantics of `koplc.kopl.execution.extensions`.
 
 ArgMax/ArgMin keep ties with a MAX/MIN subquery, as GrailQA's gold SPARQL does. The candidate
 values are those of the key on the nodes the path reaches from each input entity; quantities
@@ -11,7 +11,7 @@ holds at the time, read from its point-in-time / start / end qualifiers.
 
 from __future__ import annotations
 
-from koplc.kopl.exec_extensions import END, POINT, START
+from koplc.kopl.execution.extensions import END, POINT, START
 from koplc.kopl.types import Direction
 from koplc.kopl.values import DATE, TIME, Value
 from koplc.sparql_backend.patterns import NEVER, Sub, block, indent, join, select_distinct
@@ -119,7 +119,7 @@ class ExtensionLowering:
         return inner._replace(where=join(inner.where, f"FILTER({held})"), fact=None)
 
     def holds(self, f: str, moment: Value) -> str:
-        """Whether fact `f` holds at `moment` (`exec_extensions.holds` as an expression)."""
+        """Whether fact `f` holds at `moment` (`execution.extensions.holds` as an expression)."""
         year = integer(moment.year)
         day = date_literal(moment.value) if moment.type == DATE else None
 

@@ -126,7 +126,7 @@ def open_kb_store(kb_path: str | Path, encoding: Encoding, directory: str | Path
         except ValueError:
             pass
     if load_kb is None:
-        from koplc.kopl.kb_cache import load_kb
+        from koplc.kopl.kb.cache import load_kb
     kb = load_kb(kb_path)
     if directory.exists():
         shutil.rmtree(directory)

@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import FIXTURES
 from kb_fixtures import METAQA_KB, kb_path, metaqa_dev
 from koplc import api
-from koplc.kopl.metaqa import read_questions
+from koplc.kopl.datasets.metaqa import read_questions
 
 KB = kb_path(METAQA_KB)
 # MetaQA's unverified 1-hop dev questions, with some verified ones that exclude=VERIFIED drops.

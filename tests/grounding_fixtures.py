@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
-from koplc.kopl.grounding.indexes import Indexes
-from koplc.kopl.kb_cache import load_kb
-from koplc.kopl.steps_syntax import parse
+from koplc.kopl.grounding.index.kb_indexes import Indexes
+from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.syntax.steps import parse
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "grounding"
 GEO_KB = FIXTURES / "geo_kb.json"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
-from koplc.kopl.kb import KB
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.kb.model import KB
 
 EXAMPLE_KB = "data/kopl/example_kb.json"
 EXAMPLE_KB_EXT = "data/kopl/example_kb_ext.json"

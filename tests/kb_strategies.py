@@ -12,7 +12,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from koplc.kopl import ir
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import AmongOp, BetweenOp, Comparator, Direction
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
 
@@ -170,7 +170,7 @@ def kb_programs(kb: KB, small_sets: bool = False):
 def _current(kb: KB, node) -> list[int]:
     """The node ids a set program yields, to steer the next step (the engine judges later)."""
     from koplc.kopl.errors import ExecutionError
-    from koplc.kopl.execute import execute
+    from koplc.kopl.execution.executor import execute
 
     try:
         return [kb.id_to_node[i] for i in execute(node, kb).entity_ids]
@@ -238,7 +238,7 @@ def _attribute_filter(draw, kb: KB, v: Vocabulary, node, ids):
 
 
 def _facts(kb: KB, node) -> list[tuple]:
-    from koplc.kopl.execute import Executor
+    from koplc.kopl.execution.executor import Executor
 
     executor = Executor(kb)
     try:

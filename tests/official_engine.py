@@ -22,9 +22,9 @@ import pytest
 
 from kb_fixtures import kb_path
 from koplc.kopl.ir import Node
-from koplc.kopl.kb_cache import load_kb
-from koplc.kopl.kb_json import kb_to_data
-from koplc.kopl.linear import linearize
+from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.kb.kopl_json import kb_to_data
+from koplc.kopl.syntax.step_list import linearize
 
 
 @cache

@@ -12,9 +12,9 @@ import pytest
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB
 from koplc.kopl.answer import Answer
 from koplc.kopl.errors import ExecutionError, LoweringError
-from koplc.kopl.execute import DEFAULT, ExecOptions, execute
+from koplc.kopl.execution.executor import DEFAULT, ExecOptions, execute
 from koplc.kopl.ir import Node
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.sparql_backend.encodings import ENCODINGS
 from koplc.sparql_backend.export import ntriples
 from koplc.sparql_backend.lower import lower

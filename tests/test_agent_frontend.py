@@ -11,7 +11,7 @@ import pytest
 
 from koplc.frontends import open_frontend
 from koplc.kopl.frontend import Settings
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.llm.agent.frontend import AgentSettings, read_demos
 from koplc.llm.agent.loop import AgentOptions
 

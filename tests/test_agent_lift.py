@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 
 from kb_strategies import kb_programs
 from koplc.cli import main
-from koplc.kopl import nested_syntax
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
-from koplc.kopl.execute import execute
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.execution.executor import execute
+from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.syntax import nested as nested_syntax
 from koplc.kopl.types import Comparator
 from koplc.sparql_backend.lift import lift
 from koplc.sparql_backend.lower import lower

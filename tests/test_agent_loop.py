@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.llm.agent.dialog import Dialog, Turn
 from koplc.llm.agent.frontend import read_demos
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun, allowed_actions

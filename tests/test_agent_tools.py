@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.llm.agent import tools as tools_module
 from koplc.llm.agent.readonly import UnsafeQuery, require_read_only
 from koplc.llm.agent.tools import Tools

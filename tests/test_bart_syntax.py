@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from koplc.kopl import bart_syntax
 from koplc.kopl.errors import UnsupportedConstruct
 from koplc.kopl.ir import Count, Find, FindAll, QueryName, Relate
+from koplc.kopl.syntax import bart as bart_syntax
 
 IRELAND = QueryName(input=Relate(input=Find(name="Ireland"), relation="capital",
                                  direction="forward"))

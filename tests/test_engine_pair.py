@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES
-from koplc.kopl import engine_pair, kqapro_json
 from koplc.kopl.ir import And, Count, Find, FindAll, QueryName
+from koplc.kopl.syntax import engine_pair, kqapro_json
 
 
 def test_conformance_programs_give_the_same_tree_without_dependencies():

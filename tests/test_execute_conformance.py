@@ -11,8 +11,8 @@ from conftest import FIXTURES
 from kb_fixtures import kb_for_fixture  # noqa: F401 - the kb_for fixture
 from koplc.kopl.answer import agrees_with_engine, engine_entity_ids
 from koplc.kopl.errors import ExecutionError
-from koplc.kopl.execute import execute
-from koplc.kopl.kqapro_json import parse
+from koplc.kopl.execution.executor import execute
+from koplc.kopl.syntax.kqapro_json import parse
 
 CASES = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["cases"]
 

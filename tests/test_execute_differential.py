@@ -3,7 +3,7 @@ programs over the example KB and the MetaQA KB.
 
 Agreement means: both raise (we raise ExecutionError), or the answers are equal — lists as
 multisets, since the engine's list order comes from Python's string hashing; entity sets by
-their ids. The deliberate deviations are `koplc.kopl.execute.DEVIATIONS`; the generator writes
+their ids. The deliberate deviations are `koplc.kopl.execution.executor.DEVIATIONS`; the generator writes
 none of the constructs they concern (each is tested on its own), so no disagreement at all is
 tolerated here, and the test counts every program it compares.
 Set KOPLC_DIFF_EXAMPLES to run more (and random rather than derandomized) examples.
@@ -20,7 +20,7 @@ from kb_fixtures import EXAMPLE_KB, METAQA_KB, kb_for_fixture  # noqa: F401 - th
 from kb_strategies import guided_programs, kb_programs
 from koplc.kopl.answer import agrees_with_engine
 from koplc.kopl.errors import ExecutionError
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from official_engine import engine_for_fixture, engine_forward  # noqa: F401 - engine_for
 
 EXAMPLES = int(os.environ.get("KOPLC_DIFF_EXAMPLES", "0"))

@@ -9,8 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from koplc.kopl.errors import ParseError
-from koplc.kopl.kqapro_fast import program_from_kqapro, program_from_steps
-from koplc.kopl.kqapro_json import parse, print_program
+from koplc.kopl.syntax.kqapro_json import (
+    parse,
+    print_program,
+    program_from_kqapro,
+    program_from_steps,
+)
 from strategies import WILD_NAMES, programs
 
 

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 
 from kb_fixtures import METAQA_KB, kb_for_fixture, kb_path, metaqa_dev  # noqa: F401 - kb_for
-from koplc.kopl.execute import execute
-from koplc.kopl.kb_triples import load_pipe_triples
-from koplc.kopl.metaqa import gold_program, hops_of, read_questions, score
+from koplc.kopl.datasets.metaqa import gold_program, hops_of, read_questions, score
+from koplc.kopl.execution.executor import execute
+from koplc.kopl.kb.triples import load_pipe_triples
 
 HOPS = {1: 9477, 2: 14872, 3: 7486}  # verified dev questions per hop (llm/data/README.md)
 

@@ -10,7 +10,7 @@ import pytest
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, kb_for_fixture  # noqa: F401 - kb_for
 from koplc.kopl import ir
 from koplc.kopl.errors import ExecutionError
-from koplc.kopl.execute import ExecOptions, Executor, execute
+from koplc.kopl.execution.executor import ExecOptions, Executor, execute
 from koplc.kopl.registry import OPS
 from koplc.kopl.types import AmongOp, BetweenOp, Comparator, Direction
 
@@ -181,7 +181,7 @@ TIMED_KB = {"concepts": {}, "entities": {
 def test_time_constraint(time, expected):
     import json
 
-    from koplc.kopl.kb_json import kb_from_text
+    from koplc.kopl.kb.kopl_json import kb_from_text
 
     kb = kb_from_text(json.dumps(TIMED_KB))
     people = ir.Or(left=ir.Find(name="Pat"), right=ir.Find(name="Quinn"))

@@ -11,7 +11,8 @@ import pytest
 from conftest import FIXTURES
 from koplc.cli import main
 from koplc.kopl import ir
-from koplc.kopl.execute import execute
+from koplc.kopl.datasets.metaqa import gold_program
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.exploration import (
     READINGS,
     ExploreOptions,
@@ -28,10 +29,9 @@ from koplc.kopl.exploration import (
 from koplc.kopl.exploration.questions import ASKERS
 from koplc.kopl.exploration.sampler import NOT_DRAWN
 from koplc.kopl.exploration.set_steps import EXTENDERS
-from koplc.kopl.kb_cache import load_kb
-from koplc.kopl.metaqa import gold_program
+from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.registry import OPS
-from koplc.kopl.steps_syntax import parse as parse_steps
+from koplc.kopl.syntax.steps import parse as parse_steps
 
 PERIODIC = FIXTURES / "periodic" / "periodic_kb.json"
 EXAMPLE_EXT = FIXTURES / "kopl" / "example_kb_ext.json"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gnn_fixtures import KB, TINY, TRAIN, VERIFIED, eval_file, majority_hits, tiny_model
 from koplc import api
 from koplc.gnn import checkpoint
-from koplc.kopl.metaqa import read_questions
+from koplc.kopl.datasets.metaqa import read_questions
 
 
 def test_loss_falls_within_one_epoch():
@@ -60,7 +60,7 @@ def test_name_prior_relates_question_words_to_relation_names():
 
 def test_type_filter_drops_questions_whose_type_reaches_none_of_their_answers():
     from koplc.gnn.data import type_consistent
-    from koplc.kopl.metaqa import Question
+    from koplc.kopl.datasets.metaqa import Question
 
     kb = api.load_kb(KB)
     verified = [q for f in VERIFIED for q in read_questions(f)]

@@ -14,10 +14,10 @@ from grounding_fixtures import GEO_KB, context, geo_fixture  # noqa: F401 - the 
 from koplc import api
 from koplc.kopl.errors import GroundingError
 from koplc.kopl.grounding.driver import ground
-from koplc.kopl.grounding.embedder import Embedder
-from koplc.kopl.grounding.index_store import index_folder, load_index
-from koplc.kopl.grounding.indexes import Indexes, require_names
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.grounding.index.embedder import Embedder
+from koplc.kopl.grounding.index.kb_indexes import Indexes, require_names
+from koplc.kopl.grounding.index.store import index_folder, load_index
+from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.types import ArgKind
 
 RELATIONS = {ArgKind.RELATION: ["located in", "capital of", "country of citizenship"]}

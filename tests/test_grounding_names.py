@@ -8,11 +8,11 @@ import pytest
 from grounding_fixtures import context, geo_fixture  # noqa: F401 - the geo fixture
 from koplc import api
 from koplc.kopl.errors import GroundingError
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.grounding.driver import explain, ground
-from koplc.kopl.grounding.indexes import Indexes
+from koplc.kopl.grounding.index.kb_indexes import Indexes
 from koplc.kopl.grounding.names import ground_names
-from koplc.kopl.kb import KBBuilder
+from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.types import Direction
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from grounding_fixtures import context, geo_fixture  # noqa: F401 - the geo fixture
 from koplc.kopl.check import check
 from koplc.kopl.errors import GroundingError
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.grounding.driver import ground
 from strategies import programs
 

@@ -10,10 +10,10 @@ import shutil
 import pytest
 
 from conftest import FIXTURES
-from koplc.kopl import kb_cache
 from koplc.kopl.errors import KBError
-from koplc.kopl.kb_cache import cache_path, load_kb
-from koplc.kopl.kb_json import kb_to_data
+from koplc.kopl.kb import cache as kb_cache
+from koplc.kopl.kb.cache import cache_path, load_kb
+from koplc.kopl.kb.kopl_json import kb_to_data
 
 
 @pytest.fixture

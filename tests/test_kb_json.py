@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FIXTURES
 from koplc.kopl.errors import KBError
-from koplc.kopl.kb_json import kb_from_text, kb_to_data, kb_to_json, load_kopl_json
+from koplc.kopl.kb.kopl_json import kb_from_text, kb_to_data, kb_to_json, load_kopl_json
 from koplc.kopl.values import Value
 
 EXAMPLE = json.loads((FIXTURES / "kopl/example_kb.json").read_text())

@@ -8,8 +8,9 @@ import pytest
 
 from conftest import FIXTURES
 from kb_fixtures import METAQA_KB, kb_for_fixture  # noqa: F401 - the kb_for fixture
+from koplc.kopl.datasets.metaqa import KB_SCHEMA
 from koplc.kopl.errors import KBError
-from koplc.kopl.execute import execute
+from koplc.kopl.execution.executor import execute
 from koplc.kopl.ir import (
     Count,
     FilterConcept,
@@ -20,8 +21,9 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
-from koplc.kopl.kb_json import kb_to_data, load_kopl_json
-from koplc.kopl.kb_triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
+from koplc.kopl.kb.kopl_json import kb_to_data, load_kopl_json
+from koplc.kopl.kb.triple_schema import TripleSchema
+from koplc.kopl.kb.triples import load_pipe_triples, load_rdf
 from koplc.kopl.types import Comparator, Direction
 
 
@@ -37,9 +39,9 @@ def test_metaqa_triples_build_exactly_the_kopl_json_of_the_converter():
 
 
 def test_the_schema_reads_from_json_and_orders_the_concepts():
-    schema = TripleSchema.from_json(METAQA.to_json())
-    assert schema == METAQA
-    assert METAQA.concepts() == ["movie", "person", "tag", "genre", "language", "year",
+    schema = TripleSchema.from_json(KB_SCHEMA.to_json())
+    assert schema == KB_SCHEMA
+    assert KB_SCHEMA.concepts() == ["movie", "person", "tag", "genre", "language", "year",
                                  "imdb rating", "imdb votes"]
 
 

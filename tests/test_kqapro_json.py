@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from conftest import FIXTURES
-from koplc.kopl import kqapro_json
 from koplc.kopl.ir import Count, Find, FindAll, QueryName, VerifyNum
+from koplc.kopl.syntax import kqapro_json
 
 
 def record(function, dependencies, inputs):

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from koplc.kopl import bart_syntax, engine_pair, kqapro_json, nested_syntax
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
+from koplc.kopl.syntax import bart as bart_syntax
+from koplc.kopl.syntax import engine_pair, kqapro_json
+from koplc.kopl.syntax import nested as nested_syntax
 from strategies import mutated
 
 MODULES = [nested_syntax, kqapro_json, engine_pair, bart_syntax]

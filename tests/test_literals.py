@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from koplc.kopl import ir
 from koplc.kopl.check import check
 from koplc.kopl.errors import ExecutionError, LoweringError, ParseError
-from koplc.kopl.execute import execute
-from koplc.kopl.kb import KBBuilder
+from koplc.kopl.execution.executor import execute
+from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.types import Comparator
 from koplc.kopl.values import DATE, QUANTITY, STRING, TIME, YEAR, read_literal
 from koplc.sexpr import parse as parse_sexpr

@@ -10,7 +10,7 @@ import pytest
 from koplc.frontends import open_frontend
 from koplc.kopl.frontend import Settings
 from koplc.kopl.ir import Count, Find, QueryAttr, Relate
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.llm.byokg import ByokgOptions, admissible, expansions
 
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from koplc import api, cli
-from koplc.kopl import steps_syntax
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.demos import steps_of
 from koplc.llm.lm import LlamaCppLM
 from koplc.llm.pipeline import CompileOptions

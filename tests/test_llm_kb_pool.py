@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from koplc.kopl.exploration import pool_path, read_pool
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.llm.catalogue import ops_for_kb
 from koplc.llm.kb_pool import demos_for_kb, read_demos
 from koplc.llm.prompt import PromptBuilder, instructions

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from koplc.kopl.exploration import ExploreOptions, explore
-from koplc.kopl.kb_cache import load_kb
+from koplc.kopl.kb.cache import load_kb
 from koplc.llm.l2m import sub_programs, with_l2m_questions
 
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"

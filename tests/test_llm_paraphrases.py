@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from koplc import api
-from koplc.kopl import steps_syntax
+from koplc.kopl.syntax import steps as steps_syntax
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from koplc import api, cli
-from koplc.kopl import steps_syntax
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.registry import OPS
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.catalogue import catalogue, ops_for_kb
 from koplc.llm.demos import FIXED, Demo, metaqa_pool, steps_of, template_key, template_of
 from koplc.llm.gbnf import grammar_for
@@ -95,8 +95,8 @@ def test_linking_finds_entities_without_brackets(kb):
 
 
 def test_a_find_of_a_question_word_gives_way_to_the_linked_entity(kb):
-    from koplc.kopl import steps_syntax
     from koplc.kopl.grounding.mentions import Linked
+    from koplc.kopl.syntax import steps as steps_syntax
     from koplc.llm.linking import repair_finds
 
     program = steps_syntax.parse(

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from kb_fixtures import METAQA_KB, kb_path
-from koplc.kopl.grounding.minilm import MiniLM
+from koplc.kopl.grounding.index.minilm import MiniLM
 
 
 @pytest.fixture(scope="module")

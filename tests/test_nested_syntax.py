@@ -7,8 +7,8 @@ import json
 import pytest
 
 from conftest import FIXTURES
-from koplc.kopl import nested_syntax
 from koplc.kopl.ir import Find, FindAll, Node, QueryName, Relate
+from koplc.kopl.syntax import nested as nested_syntax
 
 
 def preorder(node: Node) -> list[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from koplc.kopl.datasets.metaqa import read_questions
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.metaqa import read_questions
 from koplc.llm.defaults import default_dev_folder, default_kb_path
 
 

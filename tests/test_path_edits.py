@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from koplc import api
-from koplc.kopl import steps_syntax
-from koplc.kopl.execute import DEFAULT, execute
+from koplc.kopl.execution.executor import DEFAULT, execute
 from koplc.kopl.grounding.path_edits import chain_of, edits, neighbours
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.kopl.types import Direction
 from koplc.llm.pipeline import CompileOptions
 

@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 
 from conftest import FIXTURES, read_jsonl
-from koplc.kopl.execute import execute
-from koplc.kopl.kb_cache import load_kb
-from koplc.kopl.nested_syntax import parse
+from koplc.kopl.execution.executor import execute
+from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.syntax.nested import parse
 
 FOLDER = FIXTURES / "periodic"
 QUESTIONS = read_jsonl(FOLDER / "questions.jsonl")

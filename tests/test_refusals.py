@@ -21,8 +21,8 @@ from koplc import api
 from koplc.kopl.answer import Answer
 from koplc.kopl.check import check
 from koplc.kopl.errors import ExecutionError, LoweringError, ParseError
-from koplc.kopl.execute import ExecOptions, execute
-from koplc.kopl.kb_json import load_kopl_json
+from koplc.kopl.execution.executor import ExecOptions, execute
+from koplc.kopl.kb.kopl_json import load_kopl_json
 from koplc.sparql_backend.encodings import ENCODINGS
 from koplc.sparql_backend.endpoint import Endpoint
 from koplc.sparql_backend.export import write_ntriples

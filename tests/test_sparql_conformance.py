@@ -9,8 +9,8 @@ import pytest
 
 from conftest import FIXTURES
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, kb_for_fixture  # noqa: F401 - kb_for
-from koplc.kopl.kqapro_json import parse
-from koplc.kopl.nested_syntax import parse as parse_nested
+from koplc.kopl.syntax.kqapro_json import parse
+from koplc.kopl.syntax.nested import parse as parse_nested
 from sparql_fixtures import (  # noqa: F401 - the oxigraph_for fixture
     ENCODING_OF,
     canonical_facts,

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture  # noqa: F401
 from kb_strategies import guided_programs, kb_programs
-from koplc.kopl.nested_syntax import print_program
+from koplc.kopl.syntax.nested import print_program
 from sparql_fixtures import (  # noqa: F401 - the oxigraph_for fixture
     ENCODING_OF,
     native,

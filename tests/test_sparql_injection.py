@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from koplc.kopl import ir
-from koplc.kopl.kb import KBBuilder
+from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.values import QUANTITY, STRING, Value
 from koplc.sparql_backend.encodings import ENCODINGS, KQAPRO
 from koplc.sparql_backend.export import ntriples

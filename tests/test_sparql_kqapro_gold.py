@@ -17,9 +17,9 @@ import json
 import pytest
 
 from conftest import FIXTURES, read_jsonl
-from koplc.kopl.execute import execute
-from koplc.kopl.kb_json import load_kopl_json
-from koplc.kopl.nested_syntax import parse
+from koplc.kopl.execution.executor import execute
+from koplc.kopl.kb.kopl_json import load_kopl_json
+from koplc.kopl.syntax.nested import parse
 from koplc.sparql_backend.encodings import KQAPRO
 from koplc.sparql_backend.export import ntriples
 from koplc.sparql_backend.lower import lower

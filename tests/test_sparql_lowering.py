@@ -13,9 +13,9 @@ import pytest
 
 from koplc.kopl import ir
 from koplc.kopl.errors import LoweringError, UnsupportedConstruct
-from koplc.kopl.execute import ExecOptions
-from koplc.kopl.nested_syntax import parse
+from koplc.kopl.execution.executor import ExecOptions
 from koplc.kopl.registry import OPS
+from koplc.kopl.syntax.nested import parse
 from koplc.sparql_backend.encodings import ENCODINGS
 from koplc.sparql_backend.lower import UNSUPPORTED, Lowering, lower
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kb_fixtures import METAQA_KB, kb_for_fixture, metaqa_dev  # noqa: F401 - kb_for
-from koplc.kopl.metaqa import gold_program, read_questions, score
+from koplc.kopl.datasets.metaqa import gold_program, read_questions, score
 from sparql_fixtures import native, oxigraph_for_fixture, same, through_sparql  # noqa: F401
 
 HOPS = (1, 2, 3)

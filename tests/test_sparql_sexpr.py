@@ -16,8 +16,8 @@ import pytest
 
 import koplc.sexpr as sexpr
 from conftest import FIXTURES, read_jsonl
-from koplc.kopl.execute import ExecOptions, execute
-from koplc.kopl.kb import KBBuilder
+from koplc.kopl.execution.executor import ExecOptions, execute
+from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
 from koplc.sparql_backend.encodings import FREEBASE
 from koplc.sparql_backend.export import ntriples

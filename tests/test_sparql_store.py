@@ -12,8 +12,8 @@ import pytest
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture, kb_path  # noqa: F401
 from koplc.kopl.errors import KBError
 from koplc.kopl.ir import Count, FilterConcept, FindAll
-from koplc.kopl.kb import KBBuilder
-from koplc.kopl.kb_json import kb_to_json
+from koplc.kopl.kb.kopl_json import kb_to_json
+from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.values import QUANTITY, Value
 from koplc.sparql_backend.encodings import ENCODINGS, FREEBASE, KQAPRO, PLAIN
 from koplc.sparql_backend.export import write_ntriples

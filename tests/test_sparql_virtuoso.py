@@ -13,8 +13,8 @@ import pytest
 
 from conftest import FIXTURES
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture, metaqa_dev  # noqa: F401
-from koplc.kopl.kqapro_json import parse
-from koplc.kopl.metaqa import gold_program, read_questions
+from koplc.kopl.datasets.metaqa import gold_program, read_questions
+from koplc.kopl.syntax.kqapro_json import parse
 from koplc.sparql_backend.encodings import ENCODINGS
 from koplc.sparql_backend.endpoint import Endpoint
 from koplc.sparql_backend.export import write_ntriples

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from koplc.kopl import ir, steps_syntax
+from koplc.kopl import ir
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.kopl.types import Direction
 
 

@@ -34,8 +34,8 @@ from koplc.kopl.exploration.pool import (
 )
 from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.exploration.sampler import Drawn, Sampler, Usage
-from koplc.kopl.kb import KB
-from koplc.kopl.steps_syntax import print_program
+from koplc.kopl.kb.model import KB
+from koplc.kopl.syntax.steps import print_program
 from koplc.kopl.types import Type
 
 # Questions that read the whole asked set: asking them of every entity of a concept is trivia.

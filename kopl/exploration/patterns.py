@@ -10,7 +10,7 @@ compares the patterns of explored programs with those of gold programs.
 from __future__ import annotations
 
 from koplc.kopl import ir
-from koplc.kopl.nested_syntax import print_program
+from koplc.kopl.syntax.nested import print_program
 from koplc.kopl.types import ArgKind
 
 ENTITY = "<entity>"

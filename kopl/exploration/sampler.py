@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from koplc.kopl import ir
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import Executor, StepFailure
+from koplc.kopl.execution.executor import Executor, StepFailure
 from koplc.kopl.exploration.kinds import (
     FILTERS,
     KINDS,
@@ -31,7 +31,7 @@ from koplc.kopl.exploration.kinds import (
 )
 from koplc.kopl.exploration.questions import ASKERS
 from koplc.kopl.exploration.set_steps import EXTENDERS
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import Comparator
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR
 

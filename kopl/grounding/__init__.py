@@ -8,7 +8,7 @@ every change. See DESIGN.md, "Grounding passes".
 from koplc.kopl.grounding.choosers import Candidate, Chooser, LikelihoodChooser, SimilarityChooser
 from koplc.kopl.grounding.context import Change, GroundingContext, GroundingOptions
 from koplc.kopl.grounding.driver import Grounded, explain, ground
-from koplc.kopl.grounding.indexes import Indexes
+from koplc.kopl.grounding.index.kb_indexes import Indexes
 from koplc.kopl.grounding.rerank import Scorer, rerank, rerank_programs
 
 __all__ = ["Candidate", "Change", "Chooser", "Grounded", "GroundingContext", "GroundingOptions",

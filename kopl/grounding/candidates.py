@@ -14,15 +14,15 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from koplc.kopl.grounding.choosers import Candidate
-from koplc.kopl.grounding.indexes import require_names
-from koplc.kopl.grounding.text import (
+from koplc.kopl.grounding.index.kb_indexes import require_names
+from koplc.kopl.grounding.index.vector import NameIndex, embedded_text
+from koplc.kopl.grounding.name_forms import (
     char_similarity,
     folded,
     normal_form,
     spoken_form,
     token_overlap,
 )
-from koplc.kopl.grounding.vector_index import NameIndex, embedded_text
 from koplc.kopl.types import ArgKind
 
 if TYPE_CHECKING:

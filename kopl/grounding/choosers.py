@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from koplc.kopl.grounding.text import (
+from koplc.kopl.grounding.name_forms import (
     content_tokens,
     normal_form,
     phrases,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from koplc.kopl.execute import ExecOptions
+from koplc.kopl.execution.executor import ExecOptions
 from koplc.kopl.grounding.choosers import Chooser, SimilarityChooser
-from koplc.kopl.grounding.indexes import Indexes
+from koplc.kopl.grounding.index.kb_indexes import Indexes
+from koplc.kopl.grounding.name_forms import phrases
 from koplc.kopl.grounding.schema import KBProfile, profile_of
-from koplc.kopl.grounding.text import phrases
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 
 
 @dataclass(frozen=True)

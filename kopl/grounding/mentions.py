@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from koplc.kopl.grounding.text import normal_form
+from koplc.kopl.grounding.name_forms import normal_form
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
 _POSSESSIVE = re.compile(r"['’]s$")

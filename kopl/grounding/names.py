@@ -20,11 +20,11 @@ from koplc.kopl.grounding.candidates import retrieve_all
 from koplc.kopl.grounding.choosers import Candidate
 from koplc.kopl.grounding.context import GroundingContext, Scored
 from koplc.kopl.grounding.directions import direction_picks
-from koplc.kopl.grounding.indexes import require_names
-from koplc.kopl.grounding.partial import PartialExecutor
+from koplc.kopl.grounding.edits import Edit, numbered
+from koplc.kopl.grounding.index.kb_indexes import require_names
+from koplc.kopl.grounding.memo_executor import MemoExecutor
 from koplc.kopl.grounding.repair import PASS as REPAIR_PASS
 from koplc.kopl.grounding.repair import retype_node
-from koplc.kopl.grounding.rewrite import Edit, numbered
 from koplc.kopl.grounding.unit_conversion import PASS as UNITS_PASS
 from koplc.kopl.grounding.unit_conversion import convert_node
 from koplc.kopl.ir import Node
@@ -58,7 +58,7 @@ def ground_names(program: Node, ctx: GroundingContext):
     """Ground every name and direction jointly; returns (program, changes)."""
     table = candidate_table(ctx, written_names(program))
     guided = ctx.options.execution_guidance
-    runner = PartialExecutor(ctx.kb, ctx.exec_options).gives_something if guided else None
+    runner = MemoExecutor(ctx.kb, ctx.exec_options).gives_something if guided else None
     best = search(program, lambda state, path, node: _expand(ctx, table, state, node),
                   runner, ctx.options.beam_width)
     new = best.built[()]

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 
 from koplc.kopl.grounding.context import GroundingContext
-from koplc.kopl.grounding.rewrite import Edit, numbered, rebuild
+from koplc.kopl.grounding.edits import Edit, numbered
 from koplc.kopl.ir import Hop, Node
+from koplc.kopl.transform import rebuild
 from koplc.kopl.types import AmongOp, ArgKind, BetweenOp, Comparator, Direction
 
 PASS = "operators"

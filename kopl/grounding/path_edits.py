@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execute import DEFAULT, execute
+from koplc.kopl.execution.executor import DEFAULT, execute
 from koplc.kopl.ir import Count, Find, Node, QueryName, Relate
 from koplc.kopl.types import Direction, Type
 
@@ -95,7 +95,7 @@ def spine(program: Node) -> Node:
     must be used, so an And or a QueryRelation takes them (X And Find(e) is at most {e}), around
     the chain the question means.
 
-    >>> from koplc.kopl import steps_syntax
+    >>> from koplc.kopl.syntax import steps as steps_syntax
     >>> steps = "Step 1: Find(A)\\nStep 2: Find(A)\\nStep 3: Relate(r, forward)\\nStep 4: And()\\nDone"
     >>> print(steps_syntax.print_program(spine(steps_syntax.parse(steps).program)))
     Step 1: Find(A)

@@ -17,9 +17,10 @@ import re
 from koplc.kopl import ir
 from koplc.kopl.grounding.candidates import retrieve
 from koplc.kopl.grounding.context import GroundingContext
+from koplc.kopl.grounding.edits import Edit, numbered, op_text
 from koplc.kopl.grounding.operators import split_comparison
-from koplc.kopl.grounding.rewrite import Edit, numbered, op_text, rebuild
 from koplc.kopl.ir import Node
+from koplc.kopl.transform import rebuild
 from koplc.kopl.types import ArgKind, Comparator, Type
 from koplc.kopl.values import read_date, read_quantity
 

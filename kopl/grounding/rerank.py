@@ -17,7 +17,7 @@ from typing import Protocol
 from koplc.kopl.errors import GroundingError
 from koplc.kopl.grounding.context import Change, Scored
 from koplc.kopl.ir import Node
-from koplc.kopl.nested_syntax import print_program
+from koplc.kopl.syntax.nested import print_program
 
 PASS = "rerank"
 

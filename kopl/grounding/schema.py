@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from koplc.kopl import ir
 from koplc.kopl.ir import And, FilterConcept, Find, Node, Or, Relate
-from koplc.kopl.kb import KB, QUALIFIERS
+from koplc.kopl.kb.model import KB, QUALIFIERS
 from koplc.kopl.types import Direction
 from koplc.kopl.values import QUANTITY
 

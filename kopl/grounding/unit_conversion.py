@@ -13,8 +13,9 @@ import re
 
 from koplc.kopl import ir
 from koplc.kopl.grounding.context import GroundingContext
-from koplc.kopl.grounding.rewrite import Edit, numbered, rebuild
+from koplc.kopl.grounding.edits import Edit, numbered
 from koplc.kopl.ir import Node
+from koplc.kopl.transform import rebuild
 from koplc.kopl.units import factor
 from koplc.kopl.values import read_quantity
 

@@ -22,7 +22,7 @@ def emit_batch(args, job) -> int:
 def exec_options(args):
     """The executor's options from the flags a command has (run has them all, lower all but
     --unit-conversion)."""
-    from koplc.kopl.execute import ExecOptions
+    from koplc.kopl.execution.executor import ExecOptions
 
     return ExecOptions(unit_conversion=getattr(args, "unit_conversion", False),
                        findall_concepts=not args.no_findall_concepts,

@@ -33,7 +33,7 @@ def add_explore(commands) -> None:
 
 def explore(args) -> int:
     from koplc.kopl.exploration import ExploreOptions, explore_to_file, pool_path
-    from koplc.kopl.kb_cache import kb_format, load_kb
+    from koplc.kopl.kb.cache import kb_format, load_kb
 
     if args.programs < 1 or args.per_pattern < 1:
         print("koplc explore: --programs and --per-pattern must be at least 1", file=sys.stderr)

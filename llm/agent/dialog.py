@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from koplc.kopl import steps_syntax
 from koplc.kopl.registry import lookup
+from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.demos import calls_of, steps_of
 
 TOOL_ACTIONS = ("SearchNodes", "SearchGraphPatterns", "ExecuteSPARQL")

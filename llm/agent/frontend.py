@@ -59,8 +59,8 @@ class AgentFrontEnd:
 
 def compiled_of(run: AgentRun) -> Compiled:
     """The Compiled of a finished (or stopped) run: its program checked, grounded and run."""
-    from koplc.kopl import steps_syntax
     from koplc.kopl.check import check
+    from koplc.kopl.syntax import steps as steps_syntax
 
     seconds = {"agent": run.seconds}
     notes = {"rounds": len(run.dialog.turns), "stopped": run.finished,

@@ -36,7 +36,7 @@ class DialogMemory:
     saved in `saved` (JSONL; created on the first save)."""
 
     def __init__(self, tools, pairs=(), saved: str | Path | None = None):
-        from koplc.kopl.grounding.embedder import DEFAULT_EMBEDDER
+        from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER
 
         self.tools, self.embedder = tools, DEFAULT_EMBEDDER
         self.saved = Path(saved) if saved else None

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.ir import Node
-from koplc.kopl.kb import QUALIFIERS, RELATION, VALUE
+from koplc.kopl.kb.model import QUALIFIERS, RELATION, VALUE
 from koplc.kopl.types import ArgKind
 from koplc.llm.agent.readonly import require_read_only
 
@@ -69,7 +69,7 @@ class Tools:
 
     def __init__(self, kb, indexes=None, *, backend: str = "native", store=None,
                  encoding: str = "kqapro", timeout: float = 10.0, limit: int = 10):
-        from koplc.kopl.grounding.indexes import Indexes
+        from koplc.kopl.grounding.index.kb_indexes import Indexes
 
         if backend not in ("native", "oxigraph", "endpoint"):
             raise KoplcError(f"unknown backend {backend!r}; choose native, oxigraph or "
@@ -238,7 +238,7 @@ class Tools:
 
     def _execute(self, program: Node):
         if self.backend == "native":
-            from koplc.kopl.execute import execute
+            from koplc.kopl.execution.executor import execute
 
             return execute(program, self.kb)
         from koplc.sparql_backend.lower import lower
@@ -275,8 +275,10 @@ def _is_sparql(text: str) -> bool:
 
 
 def _parse(text: str) -> Node:
-    from koplc.kopl import ir_json, nested_syntax, steps_syntax
     from koplc.kopl.check import check
+    from koplc.kopl.syntax import ir_json
+    from koplc.kopl.syntax import nested as nested_syntax
+    from koplc.kopl.syntax import steps as steps_syntax
     from koplc.llm.demos import steps_of
 
     text = str(text).strip()

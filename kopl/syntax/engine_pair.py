@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import re
 
-from koplc.kopl import json_positions as jp
 from koplc.kopl.diagnostics import Diagnostic
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Node
-from koplc.kopl.linear import Step, build_tree, linearize
 from koplc.kopl.program import Parsed
+from koplc.kopl.syntax import located_json as jp
+from koplc.kopl.syntax.step_list import Step, build_tree, linearize
 
 NAME = "kopl-engine"
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import ExecutionError
-from koplc.kopl.execute import ExecOptions, Executor, StepFailure
+from koplc.kopl.execution.executor import ExecOptions, Executor, StepFailure
 from koplc.kopl.ir import Node
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import Type
 
 _VALUE_TYPES = (Type.VALUES, Type.QUALIFIER_VALUES)
 
 
-class PartialExecutor(Executor):
+class MemoExecutor(Executor):
     """An executor that remembers the result of every entity- or value-valued node it ran."""
 
     __slots__ = ("memo",)

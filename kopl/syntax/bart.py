@@ -16,9 +16,9 @@ from koplc.kopl import registry
 from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError, UnsupportedConstruct
 from koplc.kopl.ir import Node
-from koplc.kopl.linear import Step, build_tree, linearize
 from koplc.kopl.program import Parsed
-from koplc.kopl.syntax_errors import parse_nonempty
+from koplc.kopl.syntax.lark_errors import parse_nonempty
+from koplc.kopl.syntax.step_list import Step, build_tree, linearize
 
 NAME = "kopl-bart"
 

@@ -21,13 +21,15 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from koplc.kopl.datasets import metaqa
 from koplc.kopl.errors import KBError
-from koplc.kopl.kb import KB
-from koplc.kopl.kb_json import load_kopl_json
-from koplc.kopl.kb_triples import METAQA, TripleSchema, load_pipe_triples, load_rdf
+from koplc.kopl.kb.kopl_json import load_kopl_json
+from koplc.kopl.kb.model import KB
+from koplc.kopl.kb.triple_schema import TripleSchema
+from koplc.kopl.kb.triples import load_pipe_triples, load_rdf
 from koplc.kopl.user_cache import derived_path, writable
 
-FORMAT = 2  # bump whenever the KB's pickled layout or the header changes
+FORMAT = 3  # bump whenever the KB's pickled layout or the header changes
 SUFFIX = ".koplc-cache"
 _MAGIC = b"koplc-kb\n"
 KB_FORMATS = ("kopl-json", "pipe-triples", "ntriples", "turtle")
@@ -54,7 +56,7 @@ def _loader(fmt: str, schema: TripleSchema) -> Callable[[Path], KB]:
 
 
 def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
-            schema: TripleSchema = METAQA) -> KB:
+            schema: TripleSchema = metaqa.KB_SCHEMA) -> KB:
     """Load the KB at `path`, from its cache when the cache matches the source."""
     path = Path(path)
     if not path.is_file():

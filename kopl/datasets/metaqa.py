@@ -1,4 +1,4 @@
-"""MetaQA questions and their gold KoPL programs.
+"""MetaQA: its questions and their gold KoPL programs, and the schema of its KB's triples.
 
 A question type such as ``movie_to_director_to_movie`` is a chain of hops; the gold program is
 ``Find(topic)``, one ``Relate`` per hop, then ``What``. A hop from a movie to X follows X's
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from koplc.kopl.ir import Find, Node, QueryName, Relate
+from koplc.kopl.kb.triple_schema import TripleSchema
 from koplc.kopl.types import Direction
 
 RELATIONS = {
@@ -22,6 +23,11 @@ RELATIONS = {
     "imdbvotes": "has_imdb_votes",
 }
 _TOPIC = re.compile(r"\[([^\]]+)\]")
+
+KB_SCHEMA = TripleSchema("movie", {
+    "directed_by": "person", "written_by": "person", "starred_actors": "person",
+    "has_tags": "tag", "has_genre": "genre", "in_language": "language", "release_year": "year",
+    "has_imdb_rating": "imdb rating", "has_imdb_votes": "imdb votes"})
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import json
 import math
 from pathlib import Path
 
-from koplc.kopl.kb import KB, KBBuilder, Qualifiers
+from koplc.kopl.kb.model import KB, KBBuilder, Qualifiers
 from koplc.kopl.values import DATE, QUANTITY, STRING, TYPES, YEAR, Value, parse_time
 
 _DIRECTIONS = ("forward", "backward")

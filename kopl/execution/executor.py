@@ -1,10 +1,10 @@
 """The native executor: runs an IR program on a KB with the official KoPL engine's semantics.
 
 `execute(program, kb)` dispatches on the node class to `visit_<Op>` methods (the set ops,
-query ops and S-expression extensions live in `exec_sets`, `exec_queries` and
-`exec_extensions`); the dispatch table is built once at import. Intermediate results are what
-the engine keeps in its memory — an entity set is ``(node ids, facts or None)`` with duplicates
-kept, values are `Value` objects — and only the root result is rendered into an `Answer`.
+query ops and S-expression extensions live in `sets`, `queries` and `extensions`); the dispatch
+table is built once at import. Intermediate results are what the engine keeps in its memory —
+an entity set is ``(node ids, facts or None)`` with duplicates kept, values are `Value` objects —
+and only the root result is rendered into an `Answer`.
 Deliberate departures from the engine are the named switches of `ExecOptions`. What the engine
 refuses whatever the data (ill-typed inputs, unknown operator words, unreadable literals, an
 extension op with `extension_ops` off) is refused first by `koplc.kopl.runnable`, the pre-check
@@ -18,11 +18,11 @@ from datetime import date
 
 from koplc.kopl.answer import ENTITY_TYPES, Answer
 from koplc.kopl.errors import ExecutionError
-from koplc.kopl.exec_extensions import ExtensionOps
-from koplc.kopl.exec_queries import QueryOps
-from koplc.kopl.exec_sets import SetOps
+from koplc.kopl.execution.extensions import ExtensionOps
+from koplc.kopl.execution.queries import QueryOps
+from koplc.kopl.execution.sets import SetOps
 from koplc.kopl.ir import OP_CLASSES, Node, Relate, SelectBetween
-from koplc.kopl.kb import KB, QUALIFIERS
+from koplc.kopl.kb.model import KB, QUALIFIERS
 from koplc.kopl.runnable import require_runnable
 from koplc.kopl.step_names import label_in
 from koplc.kopl.types import Comparator, Type
@@ -84,7 +84,7 @@ def execute(program: Node, kb: KB, options: ExecOptions = DEFAULT) -> Answer:
     messages of the malformed are `koplc.kopl.runnable`'s, shared with the SPARQL lowering).
 
     >>> from koplc.kopl.ir import Count, FindAll
-    >>> from koplc.kopl.kb import KBBuilder
+    >>> from koplc.kopl.kb.model import KBBuilder
     >>> execute(Count(input=FindAll()), KBBuilder().build()).render()
     '0'
     """

@@ -17,9 +17,9 @@ from koplc.kopl import registry
 from koplc.kopl.diagnostics import Diagnostic, Severity, Span
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Node
-from koplc.kopl.linear import Step, build_tree, linearize
 from koplc.kopl.program import Parsed
-from koplc.kopl.quoting import quote, scan_quoted, unquote
+from koplc.kopl.syntax.quoting import quote, scan_quoted, unquote
+from koplc.kopl.syntax.step_list import Step, build_tree, linearize
 from koplc.kopl.types import ArgKind
 
 NAME = "kopl-steps"

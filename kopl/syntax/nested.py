@@ -16,10 +16,10 @@ from koplc.grammar.load import load_grammar
 from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Node
-from koplc.kopl.linear import Step, build_tree, linearize
 from koplc.kopl.program import Parsed
-from koplc.kopl.quoting import quote, unquote
-from koplc.kopl.syntax_errors import parse_nonempty
+from koplc.kopl.syntax.lark_errors import parse_nonempty
+from koplc.kopl.syntax.quoting import quote, unquote
+from koplc.kopl.syntax.step_list import Step, build_tree, linearize
 
 NAME = "kopl-nested"
 

@@ -16,7 +16,7 @@ from lark import Token, Tree
 from koplc.grammar.load import load_grammar
 from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError
-from koplc.kopl.syntax_errors import parse_nonempty
+from koplc.kopl.syntax.lark_errors import parse_nonempty
 
 MAX_DEPTH = 64
 _LABELS = {"STRING": "a string", "NUMBER": "a number", "LBRACE": "'{'", "LSQB": "'['",

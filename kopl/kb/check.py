@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from koplc.kopl.diagnostics import Diagnostic, Severity
 from koplc.kopl.ir import Node
-from koplc.kopl.kb import KB
+from koplc.kopl.kb.model import KB
 from koplc.kopl.program import SourceMap
 from koplc.kopl.types import ArgKind
 
@@ -37,7 +37,7 @@ def check_against_kb(program: Node, kb: KB, source_map: SourceMap | None = None
     """A warning for every name the KB lacks, with the closest KB name as a hint.
 
     >>> from koplc.kopl.ir import Find
-    >>> from koplc.kopl.kb import KBBuilder
+    >>> from koplc.kopl.kb.model import KBBuilder
     >>> builder = KBBuilder(); builder.add_entity("Q1", "Akron", [])
     >>> check_against_kb(Find(name="Akorn"), builder.build())[0].message
     "no entity or concept name 'Akorn' in the KB; did you mean 'Akron'?"

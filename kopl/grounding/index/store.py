@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 
 from koplc.kopl.atomic import write_atomically
-from koplc.kopl.grounding.embedder import DIMENSION, model_id
-from koplc.kopl.grounding.vector_index import FORMAT, NameIndex, fingerprint
+from koplc.kopl.grounding.index.embedder import DIMENSION, model_id
+from koplc.kopl.grounding.index.vector import FORMAT, NameIndex, fingerprint
 from koplc.kopl.user_cache import derived_path
 
 SOURCE_FILE = "source.txt"

@@ -21,51 +21,20 @@ ignored. RDF has no qualifiers here.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from koplc.kopl.kb import KB, KBBuilder
+from koplc.kopl.datasets import metaqa
+from koplc.kopl.kb.model import KB, KBBuilder
+from koplc.kopl.kb.triple_schema import TripleSchema
 from koplc.kopl.values import QUANTITY, STRING, Value, parse_time
-
-
-@dataclass(frozen=True)
-class TripleSchema:
-    """Which concept subjects and each relation's objects belong to, and which relations are
-    attributes (relation → value type)."""
-
-    subject_concept: str
-    object_concepts: dict[str, str] = field(default_factory=dict)
-    attributes: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def from_json(cls, text: str) -> TripleSchema:
-        data = json.loads(text)
-        return cls(data["subject_concept"], dict(data.get("object_concepts", {})),
-                   dict(data.get("attributes", {})))
-
-    def to_json(self) -> str:
-        return json.dumps({"subject_concept": self.subject_concept,
-                           "object_concepts": self.object_concepts,
-                           "attributes": self.attributes}, sort_keys=True)
-
-    def concepts(self) -> list[str]:
-        """Concept names in id order: the subjects' concept, then objects' in first mention."""
-        return list(dict.fromkeys([self.subject_concept, *self.object_concepts.values()]))
-
-
-METAQA = TripleSchema("movie", {
-    "directed_by": "person", "written_by": "person", "starred_actors": "person",
-    "has_tags": "tag", "has_genre": "genre", "in_language": "language", "release_year": "year",
-    "has_imdb_rating": "imdb rating", "has_imdb_votes": "imdb votes"})
 
 
 def concept_id(name: str) -> str:
     return "C_" + name.replace(" ", "_")
 
 
-def load_pipe_triples(path: str | Path, schema: TripleSchema = METAQA) -> KB:
+def load_pipe_triples(path: str | Path, schema: TripleSchema = metaqa.KB_SCHEMA) -> KB:
     """Load a MetaQA-style ``subject|relation|object`` file; KBError for a malformed line."""
     path = Path(path)
     builder = KBBuilder(str(path))

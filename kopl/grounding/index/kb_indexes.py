@@ -2,7 +2,7 @@
 keys), loaded from disk when their fingerprint matches the KB's names, else built and saved.
 
 `Indexes.for_kb(kb, kb_path)` keeps the files in the user cache folder (``indexes/`` under
-``$KOPLC_CACHE_DIR``, see `index_store`), or in a folder the caller names; a folder that
+``$KOPLC_CACHE_DIR``, see `store`), or in a folder the caller names; a folder that
 cannot be written keeps them in memory only. `Indexes.from_names` serves names that
 come without a KB (a schema listing). Each kind loads on first use; the embedding model loads
 only when an index must be built or a name needs an embedding.
@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from koplc.kopl.errors import GroundingError
-from koplc.kopl.grounding.embedder import DEFAULT_EMBEDDER, Embedder
-from koplc.kopl.grounding.index_store import (
+from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER, Embedder
+from koplc.kopl.grounding.index.store import (
     folder_size,
     forget_orphans,
     index_folder,
@@ -26,8 +26,8 @@ from koplc.kopl.grounding.index_store import (
     remember_source,
     save_index,
 )
-from koplc.kopl.grounding.vector_index import NameIndex, embedded_text, fingerprint
-from koplc.kopl.kb import KB
+from koplc.kopl.grounding.index.vector import NameIndex, embedded_text, fingerprint
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import ArgKind
 from koplc.kopl.user_cache import writable
 

@@ -1,0 +1,2 @@
+"""What koplc knows about particular KGQA datasets: `metaqa` (its questions, gold programs,
+scoring and KB schema)."""
