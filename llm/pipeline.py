@@ -43,7 +43,7 @@ class CompileOptions:
     temperature: float = 0.3
     top_k: int = 30
     exclude_template: str | None = None
-    reuse: bool = True
+    reuse: bool = True  # case reuse, and adapted demonstrations as fallback candidates
     repair: bool = True
 
 
@@ -158,8 +158,9 @@ class Compiler:
             seconds["generation"] += time.perf_counter() - clock
             attempts += [replace(self._run(text, linked, opts, seconds), source="sample")
                          for text in more]
-            attempts += [replace(self._run(text, linked, opts, seconds), source="adapted")
-                         for text in adapted(linked, demos)]
+            if opts.reuse:
+                attempts += [replace(self._run(text, linked, opts, seconds), source="adapted")
+                             for text in adapted(linked, demos)]
             chosen = self._pick(attempts, linked.question, seconds)
         if chosen is None and opts.repair:
             chosen = self._repair(attempts, linked.question, prompt, seconds)

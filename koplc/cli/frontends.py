@@ -16,7 +16,8 @@ RESPONSE_CACHE_HELP = ("sqlite file of cached LM responses, or 'off' (default: "
                        "$KOPLC_RESPONSE_CACHE, else responses.sqlite in koplc's cache folder)")
 
 NO_REUSE_HELP = ("always generate: do not reuse the program of a pool question phrased exactly "
-                 "like this one")
+                 "like this one, nor try the nearest demonstrations' programs when the "
+                 "generated one answers nothing")
 
 
 def add_compile(commands) -> None:
