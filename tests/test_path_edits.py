@@ -92,7 +92,8 @@ def test_pipeline_repairs_a_program_that_finds_nothing():
     compiler = api.compiler(lm=Scripted("Find(Jussi Vatanen)\nRelate(directed_by, backward)\n"
                                         "Relate(in_language, forward)\nQueryName()"))
     question = "what language are the films with Jussi Vatanen in"
-    result = compiler.compile(question)
+    # no reuse: the nearest demonstrations' programs would answer before repair's turn
+    result = compiler.compile(question, CompileOptions(reuse=False))
     repairs = [a for a in result.attempts if a.source == "repair"]
     assert result.best.source == "repair"
     assert result.best.score == max(a.score for a in repairs)  # the scorer's pick
@@ -100,7 +101,7 @@ def test_pipeline_repairs_a_program_that_finds_nothing():
                if a.changes[0]["edit"] == "replace directed_by backward by starred_actors backward"]
     assert right.answer == ["Finnish"] and "Relate(starred_actors, backward)" in right.grounded
     assert all(a.answer and a.failed is None for a in repairs)
-    assert compiler.compile(question, CompileOptions(repair=False)).answer == []
+    assert compiler.compile(question, CompileOptions(repair=False, reuse=False)).answer == []
 
 
 def test_grounding_keeps_the_question_entity_so_repair_gets_its_turn():
