@@ -11,20 +11,17 @@ on MetaQA it is also how the 3-hop gold sets were made. The set itself is not ch
 
 from __future__ import annotations
 
-from koplc.kopl.ir import Node
+from koplc.kopl.grounding.path_edits import chain_of as relation_chain
+from koplc.kopl.ir import Node, QueryName
 
 
 def chain_of(node: Node) -> tuple[str, list[tuple[str, str]]] | None:
     """The topic and the (relation, direction) hops of a `Find -> Relate* -> QueryName`
-    program, or None for any other shape."""
-    if node.op != "QueryName":
+    program, or None for any other shape (the chain as relation-path repair reads it)."""
+    chain = relation_chain(node)
+    if chain is None or chain[2] is not QueryName:
         return None
-    hops = []
-    node = node.children[0]
-    while node.op == "Relate":
-        hops.append((node.relation, node.direction))
-        node = node.children[0]
-    return (node.name, hops[::-1]) if node.op == "Find" else None
+    return chain[0], chain[1]
 
 
 def topic_avoiding(kb, topic: str, hops: list[tuple[str, str]]) -> set[str]:
