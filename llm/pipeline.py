@@ -5,6 +5,7 @@ pick among the executable ones by inverse consistency. Every stage's output is k
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from koplc.kopl.check import check
@@ -173,11 +174,14 @@ class Compiler:
 
     def _reuse(self, linked, opts: CompileOptions, seconds):
         """Case reuse: when the pool holds a question phrased exactly like this one (entities
-        masked), its program with the question's entity is the first candidate, with no LM
-        call. Returns (that pool question, its attempt) or (None, None)."""
+        masked), or one word away by a near synonym (DemoSelector.near_twin), its program with
+        the question's entity is the first candidate, with no LM call. Returns (that pool
+        question, its attempt) or (None, None)."""
         if not opts.reuse or self.selector is None or len(linked.entities) != 1:
             return None, None
-        twin = self.selector.same_template(linked.masked(), opts.exclude_template)
+        masked = linked.masked()
+        twin = (self.selector.same_template(masked, opts.exclude_template)
+                or self.selector.near_twin(masked, opts.exclude_template))
         if twin is None or len(twin.entities) != 1:
             return None, None
         attempt = self._run(twin.adapted(linked.entities[0]), linked, opts, seconds)
@@ -244,6 +248,9 @@ class Compiler:
             attempt.failed, attempt.error = "execution", err.render()
         finally:
             seconds["execution"] += time.perf_counter() - clock
+        if attempt.answer is not None and self_related(node):
+            attempt.error = "the program asks how an entity relates to its own neighbours"
+            attempt.answer, attempt.failed = [], "empty"
         if attempt.answer is not None and set(attempt.answer) <= find_names(node):
             if attempt.answer:
                 attempt.error = "the program answers only the question's own entities"
@@ -252,8 +259,9 @@ class Compiler:
 
     def _repair(self, attempts: list[Attempt], question: str, prompt: str,
                 seconds) -> int | None:
-        """Relation-path repair: the chains one edit away from a program that ran but found
-        nothing, kept when the KB answers them, picked by how well each explains the question
+        """Relation-path repair: the chains one edit away from a program the model wrote that ran
+        but found nothing (not from adapted demonstrations: those are other questions' programs,
+        and their neighbours are two steps from anything the model wrote), kept when the KB answers them, picked by how well each explains the question
         (inverse consistency) plus how likely the model finds it as its own program (its
         log-likelihood after the prompt), both per character."""
         from koplc.kopl.grounding.path_edits import neighbours
@@ -261,7 +269,8 @@ class Compiler:
         clock = time.perf_counter()
         found = {}
         for attempt in attempts:
-            if attempt.failed == "empty" and attempt.node is not None:
+            if attempt.failed == "empty" and attempt.node is not None \
+                    and attempt.source != "adapted":
                 for n in neighbours(attempt.node, self.kb):
                     found.setdefault(steps_syntax.print_program(n.program), n)
         first = len(attempts)
@@ -293,15 +302,34 @@ class Compiler:
         return grounded.program, [c.to_json() for c in grounded.changes]
 
     def _pick(self, attempts: list[Attempt], question: str, seconds) -> int | None:
+        """The answering candidate most candidates agree on (self-consistency: the same grounded
+        program counts once for each sample or demonstration that gave it, and the nearest
+        answering demonstration's program half once more: retrieval's vote); ties go to
+        inverse consistency."""
         clock = time.perf_counter()
         good = [i for i, a in enumerate(attempts) if a.answer]
+        text = {i: attempts[i].grounded or attempts[i].program for i in good}
         for i in good:
-            text = attempts[i].grounded or attempts[i].program
-            attempts[i].score = inverse_consistency(self.lm, text, question)
+            attempts[i].score = inverse_consistency(self.lm, text[i], question)
         seconds["rerank"] = time.perf_counter() - clock
         if not good:
             return None
-        return max(good, key=lambda i: attempts[i].score)
+        votes = Counter(text.values())
+        nearest = next((i for i in good if attempts[i].source == "adapted"), None)
+        if nearest is not None:
+            votes[text[nearest]] += 0.5
+        return max(good, key=lambda i: (votes[text[i]], attempts[i].score))
+
+
+def self_related(node) -> bool:
+    """Whether a QueryRelation's two inputs both start from one and the same Find: its answer
+    is then fixed by the program's own relations, whatever the question asked."""
+    for _, step in node.walk():
+        if step.op == "QueryRelation":
+            names = {n.name for _, n in step.walk() if n.op == "Find"}
+            if len(names) == 1:
+                return True
+    return False
 
 
 def adapted(linked, demos) -> list[str]:

@@ -163,8 +163,9 @@ def test_case_reuse_needs_no_generation(kb):
     assert {"Forrest Gump", "Splash"} <= set(result.answer)
     assert result.demos == ["what movies did Temuera Morrison act in"]
     excluded = CompileOptions(exclude_template="what movies did ENT act in")
-    with pytest.raises(AssertionError, match="asked to generate"):
-        compiler.compile("what movies did [Tom Hanks] act in", excluded)
+    near = compiler.compile("what movies did [Tom Hanks] act in", excluded)
+    assert near.best.source == "reuse" and near.seconds["generation"] == 0
+    assert near.demos != result.demos and {"Forrest Gump", "Splash"} <= set(near.answer)
     with pytest.raises(AssertionError, match="asked to generate"):
         compiler.compile("what movies did [Tom Hanks] act in", CompileOptions(reuse=False))
 
@@ -249,3 +250,16 @@ def test_a_name_the_question_says_word_for_word_leads_without_the_lm():
     # Neither said: the LM decides (here, for the longer).
     unsaid = chooser.rank(ArgKind.ENTITY, "Phantom of the Opera", candidates, "who wrote it")
     assert unsaid[0].name == "The Phantom of the Opera"
+
+
+def test_a_near_twin_swaps_one_word_for_a_synonym_only():
+    from koplc.llm.demos import Demo, DemoSelector
+
+    pool = [Demo("what films did Heat direct", ("Heat",), "Step 1: Find(Heat)\nDone",
+                 "what films did ENT direct")]
+    selector = DemoSelector(pool)
+    assert selector.near_twin("what movies did ENT direct") is pool[0]
+    assert selector.near_twin("what films did ENT write") is None  # another relation
+    assert selector.near_twin("what films did ENT direct or write") is None  # not one swap
+    assert selector.near_twin("what movies did ENT direct",
+                              exclude_template="what films did ENT direct") is None
