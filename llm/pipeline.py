@@ -1,6 +1,7 @@
 """The SymKGQA front end: generate KoPL steps few-shot, parse, check, ground with QUACK (the LM
 choosing among candidates), execute; when that fails or finds nothing, sample more programs and
-pick among the executable ones by inverse consistency. Every stage's output is kept."""
+pick among the executable ones by agreement, then inverse consistency. Every stage's output is
+kept."""
 
 from __future__ import annotations
 
@@ -259,11 +260,12 @@ class Compiler:
 
     def _repair(self, attempts: list[Attempt], question: str, prompt: str,
                 seconds) -> int | None:
-        """Relation-path repair: the chains one edit away from a program the model wrote that ran
-        but found nothing (not from adapted demonstrations: those are other questions' programs,
-        and their neighbours are two steps from anything the model wrote), kept when the KB answers them, picked by how well each explains the question
-        (inverse consistency) plus how likely the model finds it as its own program (its
-        log-likelihood after the prompt), both per character."""
+        """Relation-path repair: the chains one edit away from a program the model wrote that
+        ran but found nothing (not from adapted demonstrations: those are other questions'
+        programs, and their neighbours are two steps from anything the model wrote), kept when
+        the KB answers them, picked by how well each explains the question (inverse
+        consistency) plus how likely the model finds it as its own program (its log-likelihood
+        after the prompt), both per character."""
         from koplc.kopl.grounding.path_edits import neighbours
 
         clock = time.perf_counter()
