@@ -52,11 +52,10 @@ def test_a_tool_timing_out_mid_run_is_an_observation(kb):
     for entry in run.demos:
         agent.memory.dialog(entry)  # the demonstrations replay before the fault
     tools.stall = True
+    # A person's search (the model itself goes straight to Find) times out: an observation.
+    turn = run.replace(0, "SearchNodes(LeBron James)")
+    assert not turn.ok and turn.observation == "Error: SearchNodes timed out after 0.5 s"
     run.run()
-    # The search timed out: its observation is logged on the turn it gave way to.
-    tried = [t for turn in run.dialog.turns for t in turn.tried]
-    assert any(t.startswith("SearchNodes(") and
-               t.endswith("-> Error: SearchNodes timed out after 0.5 s") for t in tried)
     assert run.finished == "done" and run.steps[0] == "Find(LeBron James)"
 
 
@@ -79,7 +78,8 @@ def test_allowed_actions_follow_the_dialog(kb):
 
 
 class Repeating:
-    """Fault injection: an LM that writes the same search every round, but scores for real."""
+    """Fault injection: an LM that writes the same search every round, but chooses among the
+    allowed actions (a grammar-constrained generation) for real."""
 
     name = "repeating"
 
@@ -87,10 +87,9 @@ class Repeating:
         self.lm = lm
 
     def generate(self, *args, **kwargs):
+        if len(args) > 5 and args[5]:
+            return self.lm.generate(*args, **kwargs)
         return [" Look up LeBron James.\nAction: SearchNodes(LeBron James)"]
-
-    def score(self, prompt, continuation):
-        return self.lm.score(prompt, continuation)
 
 
 def test_a_repeated_action_gives_way_to_the_likeliest_new_one(kb):

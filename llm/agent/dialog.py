@@ -93,14 +93,28 @@ class Dialog:
 
     def steps(self) -> list[str]:
         """The KoPL steps the dialog's accepted actions wrote, in order."""
+        return self.states()[-1]
+
+    def states(self) -> list[list[str]]:
+        """The KoPL steps written before each turn, and after the last (one more than turns)."""
         steps: list[str] = []
+        states = [steps]
         for turn in self.turns:
             action = parse_action(turn.action)
             if action is not None and action.is_step and turn.ok:
-                steps.append(action.text)
+                steps = [*steps, action.text]
             elif action is not None and action.tool == "ExecuteSPARQL" and turn.ok:
                 steps = lifted_steps(action.argument) or steps
-        return steps
+            states.append(steps)
+        return states
+
+    def taken(self, action_text: str) -> bool:
+        """Whether `action_text` was taken before from the present state (the same step after
+        other steps, as in an actor's films' actors, is a new action)."""
+        states = self.states()
+        stateless = action_text.startswith("SearchNodes(")
+        return any(t.action == action_text and (stateless or states[i] == states[-1])
+                   for i, t in enumerate(self.turns))
 
     def to_json(self) -> dict:
         return {"question": self.question, "turns": [asdict(t) for t in self.turns]}
@@ -148,10 +162,8 @@ def replay(question: str, program: str, tools) -> Dialog:
     Find after a SearchNodes of its name, the first Relate (or attribute query) after a
     SearchGraphPatterns, each step run through ExecuteKoPL, and Done."""
     dialog, steps, searched = Dialog(question), [], False
-    for line in calls_of(program).splitlines():
-        action = parse_action(line)
-        if action is None:
-            continue
+    actions = [a for a in map(parse_action, calls_of(program).splitlines()) if a is not None]
+    for action in actions:
         if action.tool == "Find":
             _play(dialog, tools, steps, Action("SearchNodes", action.argument.strip('"')))
         elif not searched and action.tool in ("Relate", "QueryAttr", "FilterStr", "FilterNum"):
@@ -162,7 +174,20 @@ def replay(question: str, program: str, tools) -> Dialog:
     _play(dialog, tools, steps, Action("Done"))
     for turn in dialog.turns:
         turn.by = "replay"
+    if dialog.turns:
+        dialog.turns[0].thought += f" {plan_of(actions)}"
     return dialog
+
+
+def plan_of(actions: list[Action]) -> str:
+    """The plan a dialog's first thought states: the steps after the Finds, in order (a small
+    LM keeps to the hops a question needs by copying the next step of its own plan).
+
+    >>> plan_of([parse_action("Find(Heat)"), parse_action("Relate(directed_by, forward)"),
+    ...          parse_action("QueryName()")])
+    'Plan: Relate(directed_by, forward), QueryName().'
+    """
+    return "Plan: " + ", ".join(a.text for a in actions if a.tool != "Find") + "."
 
 
 def _play(dialog: Dialog, tools, steps: list[str], action: Action) -> None:

@@ -19,13 +19,14 @@ from koplc.llm.demos import steps_of
 @dataclass(frozen=True)
 class AgentSettings:
     """The agent's own options: the loop's, the backend its tools run on, the demonstration
-    pairs (None: the KB's `koplc explore` pool when it has one, else the shipped MetaQA
-    pool), and the file corrected dialogs are saved in."""
+    pairs (None: the pool the few-shot front end uses on the KB, `pool_file` when given), and
+    the file corrected dialogs are saved in."""
 
     loop: AgentOptions = AgentOptions()
     backend: str = "native"
     demos: tuple | None = None
     saved: str | None = None
+    pool_file: str | None = None
 
 
 class AgentFrontEnd:
@@ -41,16 +42,20 @@ class AgentFrontEnd:
     def agent(self, kb) -> Agent:
         if self._held is None or self._held[0] is not kb:
             tools = Tools(kb, backend=self.settings.backend)
-            pairs = self.settings.demos if self.settings.demos is not None else \
-                explored_pairs(kb)
-            if pairs is None:
-                from koplc.llm.defaults import default_pool
-
-                memory = DialogMemory.from_demos(tools, default_pool(), self.settings.saved)
+            if self.settings.demos is not None:
+                memory = DialogMemory(tools, self.settings.demos, self.settings.saved)
             else:
-                memory = DialogMemory(tools, pairs, self.settings.saved)
+                memory = DialogMemory.from_demos(tools, self._pool(kb), self.settings.saved)
             self._held = (kb, Agent(tools, self.lm, memory, self.settings.loop))
         return self._held[1]
+
+    def _pool(self, kb) -> list:
+        """The few-shot front end's demonstrations on `kb`; the shipped MetaQA pool for a KB
+        with no file to explore (and so no pool of its own)."""
+        from koplc.llm.defaults import default_pool
+        from koplc.llm.kb_pool import demos_for_kb
+
+        return demos_for_kb(kb, pool_file=self.settings.pool_file) or default_pool()
 
     def compile(self, question: str, kb) -> Compiled:
         run = self.agent(kb).start(question).run()
@@ -115,19 +120,6 @@ def open_frontend(settings: Settings) -> AgentFrontEnd:
         lm = open_lm(lm, settings.response_cache)
     options = settings.options if isinstance(settings.options, AgentSettings) else None
     return AgentFrontEnd(lm, options)
-
-
-def explored_pairs(kb) -> tuple | None:
-    """Demonstration pairs from the pool `koplc explore` wrote for the KB's file (each
-    program with its first question), or None when it has none (or the file changed since)."""
-    from koplc.kopl.exploration.pool import pool_for
-
-    if not kb.source or not Path(kb.source).is_file():
-        return None
-    entries = pool_for(kb.source)
-    if not entries:
-        return None
-    return tuple((e.question, (), e.steps, e.question) for e in entries if e.questions)
 
 
 def read_demos(path: str | Path) -> tuple:

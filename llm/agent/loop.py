@@ -40,6 +40,7 @@ INSTRUCTIONS = (
     "a KoPL step (Find(name), Relate(relation, forward|backward), QueryAttr(key), "
     "FilterConcept(concept), QueryName(), Count()), or Done.\n\n")
 STOP = ("\nObservation:", "\nQuestion:", "\n\n")
+_PLAN_STEP = re.compile(r"[A-Za-z]+\([^()]*\)")
 FOLLOWED = 3  # after a pattern search, the LM's step must read one of its first patterns
 
 
@@ -52,7 +53,7 @@ class AgentOptions:
     top_k: int = 40
     demos: int = 2
     max_rounds: int = 10
-    max_tokens: int = 64
+    max_tokens: int = 96
 
 
 @dataclass
@@ -84,7 +85,7 @@ class AgentRun:
         turn, candidates = self.agent.next_turn(self)
         self.seconds += time.perf_counter() - clock
         self.candidates.append(candidates)
-        if any(t.action == turn.action for t in self.dialog.turns) and turn.action != "Done":
+        if turn.action != "Done" and self.dialog.taken(turn.action):
             self.finished = "repeat"
             return None
         self.dialog.turns.append(turn)
@@ -152,6 +153,12 @@ class Agent:
             observation = run_action(guided, run.steps, self.tools)
             if observation.ok:
                 return Turn("Follow the saved dialog.", guided.text, observation.text), []
+        planned = _planned(run)
+        if planned is not None and _new(run, planned.text):
+            # The plan the LM stated in its first thought leads while its steps answer.
+            turn = self._try(planned, thought_for(planned), run.steps)
+            if turn.ok and not _empty(turn):
+                return turn, []
         prompt = self.prompt(run)
         allowed = allowed_actions(run)
         hints = [_continuation(a) for a in allowed]
@@ -160,13 +167,16 @@ class Agent:
                                  hints=hints)
         parsed = [_split(t) for t in texts]
         votes = Counter(a.text for _, a in parsed if a is not None)
-        thoughts = {a.text: th for th, a in parsed if a is not None}
+        thoughts: dict[str, Counter] = {}
+        for thought, action in parsed:
+            if action is not None:  # an action's thought: the one its candidates wrote most
+                thoughts.setdefault(action.text, Counter())[thought] += 1
         steps, tried, first, failed = run.steps, set(), None, []
         for text, _ in sorted(votes.items(), key=lambda kv: (-kv[1], kv[0])):
             tried.add(text)
             if not _new(run, text) or not _follows(run, parse_action(text)):
                 continue  # a repeated action, Done before any query, a pattern not listed
-            turn = self._try(parse_action(text), thoughts[text], steps)
+            turn = self._try(parse_action(text), thoughts[text].most_common(1)[0][0], steps)
             if turn.ok and not _empty(turn):
                 return _with_tried(turn, failed), texts
             first = _better(first, turn)
@@ -190,11 +200,17 @@ class Agent:
         return Turn(thought, action.text, observation.text, observation.ok)
 
     def _ranked(self, prompt: str, actions: list[Action]) -> list[Action]:
-        """`actions`, likeliest first (log-likelihood of the turn after the prompt)."""
+        """`actions` with the LM's choice first: one greedy generation constrained (GBNF) to
+        the turns that take them, the rest in their order. (Scoring each turn would cost a
+        server a full echo of the prompt with log-probabilities per action.)"""
         if len(actions) <= 1:
             return actions
-        scores = {a.text: self.lm.score(prompt, _continuation(a)) for a in actions}
-        return sorted(actions, key=lambda a: (-scores[a.text], a.text))
+        turns = {_continuation(a): a for a in actions}
+        grammar = "root ::= " + " | ".join(_gbnf_literal(t) for t in turns)
+        longest = max(len(t) for t in turns)
+        chosen = self.lm.generate(prompt, 1, 0.0, 1, (), grammar, longest)[0]
+        first = turns.get(chosen)
+        return actions if first is None else [first, *(a for a in actions if a is not first)]
 
     def _from_saved(self, run: AgentRun) -> Action | None:
         """The next action of a saved dialog asked like this question, its entities swapped
@@ -210,6 +226,23 @@ class Agent:
         for old, new in zip(entry.entities, run.entities, strict=True):
             text = text.replace(old, new)
         return parse_action(text)
+
+
+def _planned(run: AgentRun) -> Action | None:
+    """The next KoPL step of the plan the dialog's first thought states ("Plan: step, step."),
+    counting the steps taken after the Finds; None without a plan, an entity set, or a step
+    left."""
+    first = run.dialog.turns[0].thought if run.dialog.turns else ""
+    plan = first.partition("Plan:")[2]
+    if not plan or not run.steps:
+        return None
+    items = [a for a in map(parse_action, _PLAN_STEP.findall(plan)) if a is not None]
+    done = [s for s in run.steps if not s.startswith("Find(")]
+    return items[len(done)] if len(done) < len(items) else None
+
+
+def _gbnf_literal(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def _continuation(action: Action) -> str:
@@ -238,26 +271,28 @@ def _empty(turn: Turn) -> bool:
 def _new(run: AgentRun, text: str) -> bool:
     """Whether `text` is an action worth running now: not one the dialog took (Done only once
     a step has asked for answers), and a Find only of an entity the question names (when it
-    names any: a small LM copies the demonstrations' entities), and no query of FindAll's every
-    entity."""
+    names any: a small LM copies the demonstrations' entities), and no query right after a Find
+    or FindAll (the named entity itself, or every entity)."""
     action = parse_action(text)
     if action is not None and action.tool == "Find" and run.entities and \
             action.argument.strip().strip('"').strip("'") not in run.entities:
         return False
-    if action is not None and action.tool in ("Count", "QueryName") and \
-            run.steps[-1:] == ["FindAll()"]:
-        return False  # every entity of the KB is never the answer: a filter comes first
+    if action is not None and action.tool in ("Count", "QueryName") and run.steps and \
+            run.steps[-1].startswith(("FindAll(", "Find(")):
+        return False  # the question's own entity, or every entity, is never the answer
     if text == "Done":
         last = lookup(run.steps[-1].split("(")[0]) if run.steps else None
         return last is not None and last.output not in ENTITY_TYPES
-    return all(t.action != text for t in run.dialog.turns)
+    return not run.dialog.taken(text)
 
 
 def allowed_actions(run: AgentRun) -> list[Action]:
-    """The actions the dialog's state allows: searches for the question's entities, a Find of
+    """The actions the dialog's state allows: searches for the question's entities (before the
+    first step), a Find of
     each of them and of each name the searches found, the patterns the last pattern search listed, the queries of
     the entity set, Done. (The LM may write others; these are what it is ranked among.)"""
-    texts = [f"SearchNodes({e})" for e in run.entities]
+    steps = run.steps
+    texts = [] if steps else [f"SearchNodes({e})" for e in run.entities]
     texts += [f"Find({e})" for e in run.entities]  # linking found them, even if a search fails
     patterns: list[str] = []
     for turn in run.dialog.turns:
@@ -268,7 +303,6 @@ def allowed_actions(run: AgentRun) -> list[Action]:
             texts += [f"Find({name})" for name in _names(turn.observation)[:3]]
         elif action.tool == "SearchGraphPatterns":
             patterns = _patterns(turn.observation)
-    steps = run.steps
     if _after_search(run) and patterns:
         texts = patterns  # a pattern search is followed by a step reading what it listed
     elif steps:
