@@ -17,6 +17,7 @@ from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.demos import calls_of, steps_of
 
 TOOL_ACTIONS = ("SearchNodes", "SearchGraphPatterns", "ExecuteSPARQL")
+PLAN_STEP = re.compile(r"[A-Za-z]+\([^()]*\)")
 _CALL = re.compile(r"^\s*([A-Za-z]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 PROMPT_OBSERVATION = 160  # characters of an observation a prompt shows
 
@@ -87,9 +88,11 @@ class Dialog:
 
     question: str
     turns: list[Turn] = field(default_factory=list)
+    plan: str = ""  # the KoPL steps after the Finds, as the LM planned them before the turns
 
     def text(self) -> str:
-        return f"Question: {self.question}\n" + "".join(t.text() for t in self.turns)
+        plan = f"Plan: {self.plan}\n" if self.plan else ""
+        return f"Question: {self.question}\n{plan}" + "".join(t.text() for t in self.turns)
 
     def steps(self) -> list[str]:
         """The KoPL steps the dialog's accepted actions wrote, in order."""
@@ -117,11 +120,21 @@ class Dialog:
                    for i, t in enumerate(self.turns))
 
     def to_json(self) -> dict:
-        return {"question": self.question, "turns": [asdict(t) for t in self.turns]}
+        return {"question": self.question, "plan": self.plan,
+                "turns": [asdict(t) for t in self.turns]}
 
     @classmethod
     def from_json(cls, data: dict) -> Dialog:
-        return cls(str(data["question"]), [Turn(**t) for t in data.get("turns", [])])
+        return cls(str(data["question"]), [Turn(**t) for t in data.get("turns", [])],
+                   str(data.get("plan") or ""))
+
+    def planned(self) -> Action | None:
+        """The plan's next step: the first not yet taken, counting the steps after the Finds
+        (None before the first Find, or when the plan has no step left)."""
+        steps = self.steps()
+        items = [a for a in map(parse_action, PLAN_STEP.findall(self.plan)) if a is not None]
+        done = [s for s in steps if not s.startswith("Find(")]
+        return items[len(done)] if steps and len(done) < len(items) else None
 
 
 def lifted_steps(query: str) -> list[str]:
@@ -174,20 +187,19 @@ def replay(question: str, program: str, tools) -> Dialog:
     _play(dialog, tools, steps, Action("Done"))
     for turn in dialog.turns:
         turn.by = "replay"
-    if dialog.turns:
-        dialog.turns[0].thought += f" {plan_of(actions)}"
+    dialog.plan = plan_of(actions)
     return dialog
 
 
 def plan_of(actions: list[Action]) -> str:
-    """The plan a dialog's first thought states: the steps after the Finds, in order (a small
-    LM keeps to the hops a question needs by copying the next step of its own plan).
+    """The plan of a dialog: the steps after the Finds, in order (a small LM keeps to the hops
+    a question needs by following its own plan, written before the first turn).
 
     >>> plan_of([parse_action("Find(Heat)"), parse_action("Relate(directed_by, forward)"),
     ...          parse_action("QueryName()")])
-    'Plan: Relate(directed_by, forward), QueryName().'
+    'Relate(directed_by, forward), QueryName()'
     """
-    return "Plan: " + ", ".join(a.text for a in actions if a.tool != "Find") + "."
+    return ", ".join(a.text for a in actions if a.tool != "Find")
 
 
 def _play(dialog: Dialog, tools, steps: list[str], action: Action) -> None:

@@ -25,6 +25,7 @@ from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.registry import lookup
 from koplc.llm.agent.dialog import (
+    PLAN_STEP,
     Action,
     Dialog,
     Turn,
@@ -33,6 +34,7 @@ from koplc.llm.agent.dialog import (
     thought_for,
 )
 from koplc.llm.agent.memory import DialogMemory
+from koplc.llm.demos import steps_of
 
 INSTRUCTIONS = (
     "Answer the question by talking to the knowledge base, one Thought and one Action a turn. "
@@ -40,7 +42,6 @@ INSTRUCTIONS = (
     "a KoPL step (Find(name), Relate(relation, forward|backward), QueryAttr(key), "
     "FilterConcept(concept), QueryName(), Count()), or Done.\n\n")
 STOP = ("\nObservation:", "\nQuestion:", "\n\n")
-_PLAN_STEP = re.compile(r"[A-Za-z]+\([^()]*\)")
 FOLLOWED = 3  # after a pattern search, the LM's step must read one of its first patterns
 
 
@@ -137,7 +138,39 @@ class Agent:
         linked = link(question, self.tools.kb)
         masked = linked.masked()
         demos = self.memory.nearest(masked, self.options.demos)
-        return AgentRun(self, question, Dialog(question), masked, tuple(linked.entities), demos)
+        run = AgentRun(self, question, Dialog(question), masked, tuple(linked.entities), demos)
+        run.dialog.plan = self.plan(run)
+        return run
+
+    def plan(self, run: AgentRun) -> str:
+        """The plan the LM writes after the question, before the first turn: with k samples,
+        the plan most of them wrote that answers something on the KB, else the nearest
+        demonstration's plan that does (a plan whose first hop finds nothing is wrong)."""
+        o = self.options
+        prompt = self.prompt(run).removesuffix("Thought:") + "Plan:"
+        hints = [f" {self.memory.dialog(e).plan}\n" for e in run.demos]
+        texts = self.lm.generate(prompt, o.k, o.temperature if o.k > 1 else 0.0,
+                                 o.top_k if o.k > 1 else 1, ("\n",), None, o.max_tokens,
+                                 hints=hints)
+        written = [p for p, _ in Counter(t.strip() for t in texts if t.strip()).most_common()]
+        shown = [self.memory.dialog(e).plan for e in reversed(run.demos)]  # nearest first
+        for plan in dict.fromkeys([*written, *shown]):
+            if self._answers(run, plan):
+                return plan
+        return written[0] if written else ""
+
+    def _answers(self, run: AgentRun, plan: str) -> bool:
+        """Whether `plan` run from the question's entity answers something on the KB (a plan
+        that needs other starts than one entity passes unchecked)."""
+        items = [a.text for a in map(parse_action, PLAN_STEP.findall(plan)) if a is not None]
+        if not items or items[0].startswith("FindAll("):
+            steps = items
+        elif len(run.entities) == 1:
+            steps = [f"Find({run.entities[0]})", *items]
+        else:
+            return bool(items)
+        seen = self.tools.call("ExecuteKoPL", steps_of("\n".join(steps)))
+        return seen.ok and bool(seen.answers)
 
     def prompt(self, run: AgentRun) -> str:
         shown = "\n".join(self.memory.dialog(e).text() for e in run.demos)
@@ -153,7 +186,7 @@ class Agent:
             observation = run_action(guided, run.steps, self.tools)
             if observation.ok:
                 return Turn("Follow the saved dialog.", guided.text, observation.text), []
-        planned = _planned(run)
+        planned = run.dialog.planned()
         if planned is not None and _new(run, planned.text):
             # The plan the LM stated in its first thought leads while its steps answer.
             turn = self._try(planned, thought_for(planned), run.steps)
@@ -226,19 +259,6 @@ class Agent:
         for old, new in zip(entry.entities, run.entities, strict=True):
             text = text.replace(old, new)
         return parse_action(text)
-
-
-def _planned(run: AgentRun) -> Action | None:
-    """The next KoPL step of the plan the dialog's first thought states ("Plan: step, step."),
-    counting the steps taken after the Finds; None without a plan, an entity set, or a step
-    left."""
-    first = run.dialog.turns[0].thought if run.dialog.turns else ""
-    plan = first.partition("Plan:")[2]
-    if not plan or not run.steps:
-        return None
-    items = [a for a in map(parse_action, _PLAN_STEP.findall(plan)) if a is not None]
-    done = [s for s in run.steps if not s.startswith("Find(")]
-    return items[len(done)] if len(done) < len(items) else None
 
 
 def _gbnf_literal(text: str) -> str:
