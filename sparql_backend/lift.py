@@ -28,6 +28,7 @@ from koplc.sparql_backend.encodings import (
     Encoding,
     encoding_named,
 )
+from koplc.sparql_backend.lift_synthesis import lift_by_synthesis
 from koplc.sparql_backend.lift_tests import read_special, read_value_test
 
 _TOKEN = re.compile(r'\s*(<[^<>\s]*>|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?|[?$]\w+|'
@@ -71,6 +72,9 @@ def lift(query: str, encoding: str | Encoding = "kqapro") -> ir.Node:
     Count(op='Count', input=Find(op='Find', name='Akron'))
     """
     e = encoding_named(encoding)
+    synthesized = lift_by_synthesis(query, e, lift)
+    if synthesized is not None:
+        return synthesized
     bare = _OPAQUE.sub("", query)
     found = _OUTSIDE.search(bare)
     if found:

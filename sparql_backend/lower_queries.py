@@ -134,7 +134,8 @@ class QueryLowering:
         both = dict.fromkeys(("?side", *left.key, *right.key, x))
         sides = select_distinct(" ".join(both), sides)
         inner = select_distinct(" ".join([*both, fact_id, *columns]), join(sides, where))
-        body = f"{select('?side ?number ?unit ?name', inner)}\nORDER BY ?side STR({x})"
+        body = (f"# koplc pick: SelectBetween {node.comparator}\n"  # the rows are picked from
+                f"{select('?side ?number ?unit ?name', inner)}\nORDER BY ?side STR({x})")
         return body, Shape("between", (str(node.comparator), self.no_quantities(node)))
 
     def visit_SelectAmong(self, node):
@@ -143,7 +144,8 @@ class QueryLowering:
         where, fact_id, columns = self.candidates(x, node.key)
         rows = select_distinct(" ".join([x, fact_id, *columns]),
                                NEVER if inner.empty else join(inner.where, where))
-        body = f"{select('?number ?unit ?name', rows)}\nORDER BY STR({x})"
+        body = (f"# koplc pick: SelectAmong {node.comparator}\n"  # after the query (lift)
+                f"{select('?number ?unit ?name', rows)}\nORDER BY STR({x})")
         return body, Shape("among", (str(node.comparator), self.no_quantities(node)))
 
     def _verify(self, node, kind):
