@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from koplc.kopl.kb.cache import load_kb
-from koplc.llm.agent.dialog import Dialog, Turn
+from koplc.llm.agent.dialog import Dialog, Turn, replay
 from koplc.llm.agent.frontend import read_demos
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun, allowed_actions
 from koplc.llm.agent.memory import DialogMemory
@@ -125,3 +125,41 @@ def test_the_demonstrations_come_from_the_explored_pool(tmp_path, monkeypatch):
     assert memory.entries and all(e.program for e in memory.entries)
     entry = memory.nearest("How tall is LeBron James?", 1)[0]
     assert memory.dialog(entry).turns[-1].action == "Done"
+
+
+def test_a_replayed_dialog_states_its_plan_and_the_plan_leads(kb):
+    """The plan line lists the steps after the Finds; its next step counts the steps taken."""
+    tools = Tools(kb)
+    program = "Find(LeBron James)\nRelate(place of birth, forward)\nQueryAttr(population)"
+    dialog = replay("What is the population of the place where LeBron James was born?",
+                    program, tools)
+    assert dialog.plan == "Relate(place of birth, forward), QueryAttr(population)"
+    assert Dialog.from_json(dialog.to_json()).plan == dialog.plan
+    assert dialog.text().splitlines()[1] == f"Plan: {dialog.plan}"
+    partial = Dialog(dialog.question, [t for t in dialog.turns if t.action.startswith(
+        ("SearchNodes", "Find"))], dialog.plan)
+    assert partial.planned().text == "Relate(place of birth, forward)"
+    assert Dialog(dialog.question, [], dialog.plan).planned() is None  # no entity set yet
+
+
+def test_a_step_repeats_only_from_the_same_state():
+    """An actor's films' actors take starred_actors forward twice: not a repetition."""
+    dialog = Dialog("q", [Turn("", "Find(A)", "1 entities:\nA"),
+                          Turn("", "Relate(starred_actors, backward)", "1 entities:\nF"),
+                          Turn("", "Relate(starred_actors, forward)", "1 entities:\nB")])
+    assert not dialog.taken("Relate(starred_actors, backward)")
+    dialog.turns.pop()
+    assert dialog.taken("Relate(starred_actors, backward)") is False
+    dialog.turns.pop()
+    assert dialog.taken("Find(A)") is False and dialog.taken("SearchNodes(A)") is False
+    dialog.turns.append(Turn("", "SearchNodes(A)", "A (entity)"))
+    assert dialog.taken("SearchNodes(A)")  # a name search gives the same in any state
+
+
+def test_a_plan_that_finds_nothing_gives_way_to_the_nearest_demonstrations(kb):
+    """The real LM plans; a plan whose first hop finds nothing on the KB is not kept."""
+    agent = _agent(kb, LlamaCppLM())
+    run = agent.start("Who is the child of LeBron James?")
+    assert agent._answers(run, run.dialog.plan)
+    assert not agent._answers(run, "Relate(member of sports team, backward), QueryName()")
+    assert agent._answers(run, "Relate(child, forward), QueryName()")

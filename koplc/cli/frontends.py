@@ -62,7 +62,7 @@ def _frontend_flags(sub) -> None:
     sub.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
     sub.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
     sub.add_argument("--model", help="gnn: the trained model folder")
-    sub.add_argument("--pool", help="llm, byokg: demonstration pool file (a `koplc explore` "
+    sub.add_argument("--pool", help="llm, byokg, agent: demonstration pool file (a `koplc explore` "
                      "pool or a MetaQA-style TSV) instead of the KB's own pool, which is "
                      "explored on first use and cached")
 

@@ -13,7 +13,7 @@ def add_serve(commands) -> None:
     sub.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     sub.add_argument("--port", type=int, default=8321)
     sub.add_argument("--demos", help="JSONL of {question, program} demonstrations "
-                     "(default: the MetaQA pool)")
+                     "(default: the pool the few-shot front end uses on the KB)")
     sub.add_argument("--saved", help="JSONL file corrected dialogs are appended to "
                      "(default: agent-dialogs.jsonl in koplc's cache folder)")
     sub.add_argument("-k", type=int, default=6, help="candidate actions a round (1: greedy)")

@@ -118,7 +118,8 @@ def open_frontend(settings: Settings) -> AgentFrontEnd:
     lm = settings.lm
     if isinstance(lm, str):
         lm = open_lm(lm, settings.response_cache)
-    options = settings.options if isinstance(settings.options, AgentSettings) else None
+    options = settings.options if isinstance(settings.options, AgentSettings) else \
+        AgentSettings(pool_file=settings.pool)
     return AgentFrontEnd(lm, options)
 
 
