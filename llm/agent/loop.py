@@ -42,6 +42,7 @@ INSTRUCTIONS = (
     "a KoPL step (Find(name), Relate(relation, forward|backward), QueryAttr(key), "
     "FilterConcept(concept), QueryName(), Count()), or Done.\n\n")
 STOP = ("\nObservation:", "\nQuestion:", "\n\n")
+PLAN_NEAR = 5  # a plan's first hop must be among the question's 5 nearest patterns
 FOLLOWED = 3  # after a pattern search, the LM's step must read one of its first patterns
 
 
@@ -157,20 +158,37 @@ class Agent:
         for plan in dict.fromkeys([*written, *shown]):
             if self._answers(run, plan):
                 return plan
-        return written[0] if written else ""
+        return ""  # no plan: the turns alone decide
 
     def _answers(self, run: AgentRun, plan: str) -> bool:
         """Whether `plan` run from the question's entity answers something on the KB (a plan
-        that needs other starts than one entity passes unchecked)."""
+        that needs other starts than one entity passes unchecked; one that starts from every
+        entity fails when the question names one)."""
         items = [a.text for a in map(parse_action, PLAN_STEP.findall(plan)) if a is not None]
-        if not items or items[0].startswith("FindAll("):
+        if not items:
+            return False
+        if items[0].startswith("FindAll("):
+            if run.entities:
+                return False
             steps = items
         elif len(run.entities) == 1:
             steps = [f"Find({run.entities[0]})", *items]
+            if not self._near_question(run, steps[0], items[0]):
+                return False
         else:
-            return bool(items)
+            return True
         seen = self.tools.call("ExecuteKoPL", steps_of("\n".join(steps)))
         return seen.ok and bool(seen.answers)
+
+    def _near_question(self, run: AgentRun, find: str, first: str) -> bool:
+        """Whether the plan's first hop from the entity is among the PLAN_NEAR patterns a
+        pattern search for the question lists first (a plan copied from a demonstration
+        about another relation is not)."""
+        action = parse_action(first)
+        if action is None or action.tool not in ("Relate", "QueryAttr"):
+            return True
+        seen = self.tools.call("SearchGraphPatterns", steps_of(find), run.masked)
+        return not seen.ok or _norm(first) in map(_norm, _patterns(seen.text)[:PLAN_NEAR])
 
     def prompt(self, run: AgentRun) -> str:
         shown = "\n".join(self.memory.dialog(e).text() for e in run.demos)
@@ -383,3 +401,7 @@ def _split(text: str) -> tuple[str, Action | None]:
     """(thought, action) of a completion that follows "Thought:"."""
     thought, _, rest = text.partition("\nAction:")
     return thought.strip(), parse_action(rest) if rest.strip() else None
+
+
+def _norm(step: str) -> str:
+    return re.sub(r"\s+", "", step).lower()
