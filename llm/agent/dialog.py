@@ -89,6 +89,7 @@ class Dialog:
     question: str
     turns: list[Turn] = field(default_factory=list)
     plan: str = ""  # the KoPL steps after the Finds, as the LM planned them before the turns
+    plan_by: str = ""  # "model", or "demonstration" when the model's plan failed its check
 
     def text(self) -> str:
         plan = f"Plan: {self.plan}\n" if self.plan else ""
@@ -120,13 +121,13 @@ class Dialog:
                    for i, t in enumerate(self.turns))
 
     def to_json(self) -> dict:
-        return {"question": self.question, "plan": self.plan,
+        return {"question": self.question, "plan": self.plan, "plan_by": self.plan_by,
                 "turns": [asdict(t) for t in self.turns]}
 
     @classmethod
     def from_json(cls, data: dict) -> Dialog:
         return cls(str(data["question"]), [Turn(**t) for t in data.get("turns", [])],
-                   str(data.get("plan") or ""))
+                   str(data.get("plan") or ""), str(data.get("plan_by") or ""))
 
     def planned(self) -> Action | None:
         """The plan's next step: the first not yet taken, counting the steps after the Finds

@@ -140,13 +140,14 @@ class Agent:
         masked = linked.masked()
         demos = self.memory.nearest(masked, self.options.demos)
         run = AgentRun(self, question, Dialog(question), masked, tuple(linked.entities), demos)
-        run.dialog.plan = self.plan(run)
+        run.dialog.plan, run.dialog.plan_by = self.plan(run)
         return run
 
-    def plan(self, run: AgentRun) -> str:
+    def plan(self, run: AgentRun) -> tuple[str, str]:
         """The plan the LM writes after the question, before the first turn: with k samples,
         the plan most of them wrote that answers something on the KB, else the nearest
-        demonstration's plan that does (a plan whose first hop finds nothing is wrong)."""
+        demonstration's plan that does (a plan whose first hop finds nothing is wrong); and
+        who wrote it."""
         o = self.options
         prompt = self.prompt(run).removesuffix("Thought:") + "Plan:"
         hints = [f" {self.memory.dialog(e).plan}\n" for e in run.demos]
@@ -157,8 +158,8 @@ class Agent:
         shown = [self.memory.dialog(e).plan for e in reversed(run.demos)]  # nearest first
         for plan in dict.fromkeys([*written, *shown]):
             if self._answers(run, plan):
-                return plan
-        return ""  # no plan: the turns alone decide
+                return plan, "model" if plan in written else "demonstration"
+        return "", ""  # no plan: the turns alone decide
 
     def _answers(self, run: AgentRun, plan: str) -> bool:
         """Whether `plan` run from the question's entity answers something on the KB (a plan
