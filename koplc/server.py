@@ -108,13 +108,17 @@ def create_app(state: ServerState) -> Starlette:
 
     async def start(request: Request):
         question = question_of(await body(request))
-        with state.lock:
+        run_id = f"r{next(state.ids)}"
+        with state.lock:  # the slot is held from here: starting a run plans with the LM
             if len(state.busy) >= state.max_runs:
                 return error(429, f"{state.max_runs} agent runs are going; try again later")
-        run = await asyncio.to_thread(state.agent.start, question)
-        run_id = f"r{next(state.ids)}"
-        state.runs[run_id] = run
-        start_worker(run_id)
+            state.busy.add(run_id)
+        try:
+            state.runs[run_id] = await asyncio.to_thread(state.agent.start, question)
+        except BaseException:
+            state.busy.discard(run_id)
+            raise
+        threading.Thread(target=_advance, args=(state, run_id), daemon=True).start()
         return JSONResponse({"id": run_id})
 
     async def show(request: Request):

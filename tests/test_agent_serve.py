@@ -166,23 +166,27 @@ def test_browser_asks_and_sees_the_answer(server, page):
     assert "COUNT" in page.text_content("#sparql")
 
 
+# A two-hop question whose plan the embedded model gets wrong (it skips the father).
+QUESTION, ANSWER = "What is the date of birth of the father of LeBron James Jr.?", "1984-12-30"
+
+
 def test_browser_corrects_a_wrong_step_and_the_answer_changes(server, page):
     base, state, saved = server
-    ask(page, base, "Which team drafted LeBron James?")
+    ask(page, base, QUESTION)
     page.wait_for_selector(".turn", timeout=240_000)
     page.click("#stop")
     wait_for_answer(page)
     before = page.text_content("#answer")
     page.screenshot(path=str(SHOTS / "agent_before_correction.png"), full_page=True)
-    for index, action in enumerate(["Find(LeBron James)", "Relate(drafted by, forward)",
-                                    "QueryName()", "Done"]):
+    for index, action in enumerate(["Find(LeBron James Jr.)", "Relate(father, forward)",
+                                    "QueryAttr(date of birth)", "Done"]):
         page.fill("#index", str(index))
         page.fill("#action", action)
         page.click("#replace")
         page.wait_for_selector(f".turn[data-round='{index}'] >> text={action}")
     page.wait_for_function("document.getElementById('answer').textContent == "
-                           "'Cleveland Cavaliers'", timeout=60_000)
-    assert before != "Cleveland Cavaliers"
+                           f"'{ANSWER}'", timeout=60_000)
+    assert before != ANSWER
     page.click("#save")
     page.wait_for_function("document.getElementById('status').textContent == 'saved'")
     page.screenshot(path=str(SHOTS / "agent_after_correction.png"), full_page=True)
@@ -192,7 +196,7 @@ def test_browser_corrects_a_wrong_step_and_the_answer_changes(server, page):
 
 def test_browser_a_failed_question_is_answered_from_the_saved_dialog(server, page):
     base, _, _ = server
-    ask(page, base, "Which team drafted LeBron James?")
+    ask(page, base, QUESTION)
     wait_for_answer(page)
     page.screenshot(path=str(SHOTS / "agent_from_saved_dialog.png"), full_page=True)
-    assert page.text_content("#answer") == "Cleveland Cavaliers"
+    assert page.text_content("#answer") == ANSWER

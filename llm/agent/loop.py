@@ -1,14 +1,16 @@
-"""The agent loop: each round the LM writes k candidate Thought/Action turns (sampled, or one
-greedy), the actions are voted on, and the most frequent one that runs without an error and
-was not taken before is taken. When none does, the actions the dialog's state allows (the
-names a search found, the patterns listed, the queries) are ranked by their likelihood after
-the prompt and the best that runs is taken. A step that gives an empty entity set is a dead end,
-taken only when nothing else runs. A run stops at Done, when no action is left, or after
-`max_rounds` rounds.
+"""The agent loop. Before the first turn the LM writes a plan (the KoPL steps after the Finds),
+checked on the KB; once the entity set exists, the plan's next step is taken while it answers.
+Otherwise each round the LM writes k candidate Thought/Action turns (sampled, or one greedy),
+the actions are voted on, and the most frequent one that runs without an error and was not
+taken from the same state before is taken. When none does, the actions the dialog's state
+allows (the names a search found, the patterns listed, the queries) are offered to the LM as
+one grammar-constrained choice, and its choice runs first. A step that gives an empty entity
+set is a dead end, taken only when nothing else runs. A run stops at Done, when no action is
+left, or after `max_rounds` rounds.
 
-The prompt only grows by appending (demonstrations, the question, then each turn), so with
-llama.cpp each round reads only its new turn; greedy decoding gets the allowed actions as
-drafts, so a turn the model writes as one of them costs a forward pass or two.
+The prompt only grows by appending (demonstrations, the question, the plan, then each turn),
+so with llama.cpp each round reads only its new turn; greedy decoding gets the allowed actions
+as drafts, so a turn the model writes as one of them costs a forward pass or two.
 
 A person may step in at any round (`AgentRun.replace`): the agent's action is logged as
 rejected beside the person's, the dialog after that round is dropped, and the run resumes.
@@ -144,10 +146,10 @@ class Agent:
         return run
 
     def plan(self, run: AgentRun) -> tuple[str, str]:
-        """The plan the LM writes after the question, before the first turn: with k samples,
-        the plan most of them wrote that answers something on the KB, else the nearest
-        demonstration's plan that does (a plan whose first hop finds nothing is wrong); and
-        who wrote it."""
+        """The plan the LM writes after the question, before the first turn, and who wrote
+        it: with k samples, the plan most of them wrote that passes `_answers` (a plan copied
+        from a demonstration about something else mostly does not), else the nearest
+        demonstration's plan that does, else none."""
         o = self.options
         prompt = self.prompt(run).removesuffix("Thought:") + "Plan:"
         hints = [f" {self.memory.dialog(e).plan}\n" for e in run.demos]
@@ -207,7 +209,7 @@ class Agent:
                 return Turn("Follow the saved dialog.", guided.text, observation.text), []
         planned = run.dialog.planned()
         if planned is not None and _new(run, planned.text):
-            # The plan the LM stated in its first thought leads while its steps answer.
+            # The plan line leads while its steps answer.
             turn = self._try(planned, thought_for(planned), run.steps)
             if turn.ok and not _empty(turn):
                 return turn, []
