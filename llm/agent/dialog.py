@@ -17,7 +17,7 @@ from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.demos import calls_of, steps_of
 
 TOOL_ACTIONS = ("SearchNodes", "SearchGraphPatterns", "ExecuteSPARQL")
-PLAN_STEP = re.compile(r"[A-Za-z]+\([^()]*\)")
+_PLAN_STEP = re.compile(r"[A-Za-z]+\([^()]*\)")
 _CALL = re.compile(r"^\s*([A-Za-z]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 PROMPT_OBSERVATION = 160  # characters of an observation a prompt shows
 
@@ -132,8 +132,7 @@ class Dialog:
     def planned(self) -> Action | None:
         """The plan's next step: the first not yet taken, counting the steps after the Finds
         (None before the first Find, or when the plan has no step left)."""
-        steps = self.steps()
-        items = [a for a in map(parse_action, PLAN_STEP.findall(self.plan)) if a is not None]
+        steps, items = self.steps(), plan_steps(self.plan)
         done = [s for s in steps if not s.startswith("Find(")]
         return items[len(done)] if steps and len(done) < len(items) else None
 
@@ -190,6 +189,11 @@ def replay(question: str, program: str, tools) -> Dialog:
         turn.by = "replay"
     dialog.plan = plan_of(actions)
     return dialog
+
+
+def plan_steps(plan: str) -> list[Action]:
+    """The steps a plan line lists."""
+    return [a for a in map(parse_action, _PLAN_STEP.findall(plan)) if a is not None]
 
 
 def plan_of(actions: list[Action]) -> str:

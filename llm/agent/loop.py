@@ -27,11 +27,11 @@ from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.registry import lookup
 from koplc.llm.agent.dialog import (
-    PLAN_STEP,
     Action,
     Dialog,
     Turn,
     parse_action,
+    plan_steps,
     run_action,
     thought_for,
 )
@@ -167,7 +167,7 @@ class Agent:
         """Whether `plan` run from the question's entity answers something on the KB (a plan
         that needs other starts than one entity passes unchecked; one that starts from every
         entity fails when the question names one)."""
-        items = [a.text for a in map(parse_action, PLAN_STEP.findall(plan)) if a is not None]
+        items = [a.text for a in plan_steps(plan)]
         if not items:
             return False
         if items[0].startswith("FindAll("):
