@@ -39,3 +39,27 @@ def test_how_tall_answers_the_height():
     nothing = frontend.compile("How tall is Mount Everest?", kb)
     assert not nothing.answers and nothing.failure == "link"
     assert nothing.error.startswith("nothing found")
+
+
+def test_readings_mask_the_question_entities():
+    from koplc.kopl.ir import QueryName
+    from koplc.llm.byokg import reading
+
+    node = Relate(input=Find(name="LeBron James"), relation="child", direction="forward")
+    assert reading(node, ("LeBron James",)) == reading(QueryName(input=node), ("LeBron James",))
+    assert "LeBron" not in reading(node, ("LeBron James",)) and "ENT" in reading(
+        node, ("LeBron James",))
+
+
+def test_count_is_searched_only_when_the_question_asks_how_many():
+    from koplc.kopl.grounding.mentions import link
+    from koplc.llm.byokg import Reasoner
+
+    kb = load_kb(EXAMPLE)
+    reasoner = Reasoner(kb, lm=None, demos=[], options=ByokgOptions(lm_weight=0, max_steps=2))
+    ops = {q: {c.node.op for c in reasoner.search(link(q, kb), "")}
+           for q in ("How many children does LeBron James have?",
+                     "Who is the child of LeBron James?")}
+    assert "Count" in ops["How many children does LeBron James have?"]
+    assert "Count" not in ops["Who is the child of LeBron James?"]
+    assert "QueryName" in ops["Who is the child of LeBron James?"]

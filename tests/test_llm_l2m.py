@@ -34,3 +34,20 @@ def test_two_hop_program_gets_a_checked_question():
         assert entry.questions[-1].by == "gemma:l2m+inverse-consistency"
     else:
         assert [q.by for q in entry.questions] == ["canonical"]
+
+
+def test_explore_cli_writes_l2m_questions_and_their_speed(tmp_path, capsys):
+    import json
+
+    from koplc.cli import main
+    from koplc.kopl.exploration import read_pool
+
+    out = tmp_path / "pool.jsonl"
+    assert main(["explore", str(EXAMPLE), "--programs", "30", "--out", str(out), "--l2m", "3",
+                 "--quiet"]) == 0
+    l2m = json.loads(capsys.readouterr().out)["l2m"]
+    assert l2m["programs"] == 3 and 0 <= l2m["kept"] <= 3 and l2m["questions_per_second"] > 0
+    entries = read_pool(out)
+    assert len(entries) == 30
+    made = [q for e in entries for q in e.questions if q.by.endswith(":l2m+inverse-consistency")]
+    assert len(made) <= l2m["kept"]  # a question equal to the canonical one is not added twice

@@ -27,6 +27,11 @@ def add_explore(commands) -> None:
                             default=None, help="also ArgMax, ArgMin, TimeConstraint")
     extensions.add_argument("--no-extension-ops", dest="extension_ops", action="store_false",
                             help="KoPL ops only")
+    sub.add_argument("--l2m", type=int, default=0, metavar="N",
+                     help="also write least-to-most questions with the LM for N of the programs "
+                          "(spread over the pool), kept when inverse consistency picks the "
+                          "program out (default 0)")
+    sub.add_argument("--lm", default="embedded", help="the LM for --l2m (default: embedded)")
     sub.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.set_defaults(run=explore)
 
@@ -48,17 +53,43 @@ def explore(args) -> int:
     with _progress_bar(args.programs, args.quiet) as bar:
         report = explore_to_file(kb, out, options, kb_path=args.kb,
                                  progress=lambda kept: bar.update(1))
-    print(json.dumps({"pool": str(out), **report.summary()}, ensure_ascii=False))
+    summary = {"pool": str(out), **report.summary()}
+    if args.l2m > 0:
+        summary["l2m"] = _l2m(out, kb, args.l2m, args.lm, args.quiet)
+    print(json.dumps(summary, ensure_ascii=False))
     return 0
 
 
-def _progress_bar(total: int, quiet: bool):
+def _l2m(pool: Path, kb, n: int, lm_name: str, quiet: bool) -> dict:
+    """Add L2M questions to `n` entries spread over the pool; rewrite it atomically."""
+    import time
+
+    from koplc.kopl.exploration import read_pool, write_pool
+    from koplc.llm.defaults import open_lm
+    from koplc.llm.l2m import with_l2m_questions
+
+    entries = read_pool(pool)
+    picked = set(range(0, len(entries), max(1, len(entries) // n))[:n])
+    lm = open_lm(lm_name, "off")
+    clock, kept, done = time.perf_counter(), 0, {}
+    with _progress_bar(len(picked), quiet, "l2m") as bar:
+        chosen = [entries[i] for i in sorted(picked)]
+        for entry, made in with_l2m_questions(chosen, lm, kb, lm.name):
+            done[entry.id], kept = entry, kept + made.kept
+            bar.update(1)
+    seconds = time.perf_counter() - clock
+    write_pool(pool, [done.get(e.id, e) for e in entries])
+    return {"programs": len(picked), "kept": kept, "seconds": round(seconds, 2),
+            "questions_per_second": round(len(picked) / seconds, 3)}
+
+
+def _progress_bar(total: int, quiet: bool, desc: str = "explore"):
     """tqdm's bar on stderr (off when quiet or not a terminal); a silent one without tqdm."""
     try:
         from tqdm import tqdm
     except ImportError:
         return _Silent()
-    return tqdm(total=total, desc="explore", unit="program", disable=quiet or None,
+    return tqdm(total=total, desc=desc, unit="program", disable=quiet or None,
                 file=sys.stderr, mininterval=0.5)
 
 
