@@ -15,17 +15,29 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import permutations
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import DEFAULT, execute
-from koplc.kopl.exploration.readings import canonical_question
+from koplc.kopl.exploration.readings import canonical_question, plural
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked, link
 from koplc.kopl.ir import Count, FilterConcept, Find, Node, QueryAttr, QueryName, Relate
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.answer_type import asks_how_many
+from koplc.llm.byokg_ops import (
+    Cues,
+    answer_kind,
+    concept_starts,
+    cues,
+    filters,
+    finishers,
+    pair_ops,
+    unit_said,
+)
 from koplc.llm.demos import DemoSelector, calls_of
 from koplc.llm.prompt import PromptBuilder
 from koplc.llm.scoring import inverse_consistency
@@ -41,6 +53,7 @@ class ByokgOptions:
     alpha: float = 0.5
     rerank: bool = True
     shortlist: int = 12
+    length_penalty: float = 0.0
     rescored: int = 3
     lm_weight: float = 0.0
     demos: str = "retrieved"
@@ -62,21 +75,45 @@ class Candidate:
     score: float = 0.0
 
 
-FINISHING = ("QueryName", "Count", "QueryAttr")
+FINISHING = ("QueryName", "Count", "QueryAttr", "SelectAmong", "SelectBetween", "QueryRelation",
+             "VerifyNum", "VerifyStr", "VerifyYear")
 
 
-def expansions(node: Node, kb, concepts: tuple[str, ...]) -> Iterator[Node]:
+def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = None
+               ) -> Iterator[Node]:
     """Every one-op extension of an entity-set program: a relation either way, a concept the
-    question names, or a finishing op (names, count, an attribute)."""
+    question names, a filter by a value it states, or a finishing op (names, count, an
+    attribute; with `cue`, a superlative's SelectAmong and a yes/no question's Verify)."""
     for relation in sorted(kb.relation_names):
         for direction in ("forward", "backward"):
             yield Relate(input=node, relation=relation, direction=direction)
     for concept in concepts:
         yield FilterConcept(input=node, concept=concept)
+    if cue is not None:
+        yield from filters(node, kb, cue)
     yield QueryName(input=node)
     yield Count(input=node)
     for key in sorted(kb.attr_index):
         yield QueryAttr(input=node, key=key)
+    if cue is not None:
+        yield from finishers(node, kb, cue)
+
+
+def fits(node: Node, counts: bool, kb, question: str) -> bool:
+    """Whether `node` may be tried: Count only when the question asks how many, and then an
+    attribute only when the question says its unit ("how many kelvin"); a concept filter not
+    twice in a row."""
+    if node.op == "Count":
+        return counts
+    if node.op == "QueryAttr" and counts:
+        return unit_said(kb, node.key, question)
+    if node.op == "FilterConcept" and node.input.op == "FilterConcept":
+        return node.input.concept != node.concept
+    return True
+
+
+def _text(node: Node) -> str:
+    return calls_of(steps_syntax.print_program(node))
 
 
 def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
@@ -91,13 +128,29 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
     return answer
 
 
-def reading(node: Node, entities: tuple[str, ...]) -> str:
-    """The program's canonical question (the explorer's verbaliser), an unfinished one asked
-    for its names, with the question's entities masked as ENT, like the masked question."""
-    text = canonical_question(node if node.op in FINISHING else QueryName(input=node))
+def reading(node: Node, entities: tuple[str, ...], nouns=None) -> str:
+    """The program's canonical question (the explorer's verbaliser, entity sets named by
+    `nouns`), an unfinished one asked for its names, with the question's entities masked as
+    ENT, like the masked question."""
+    text = canonical_question(node if node.op in FINISHING else QueryName(input=node), nouns)
     for name in sorted(entities, key=len, reverse=True):
         text = text.replace(name, "ENT")
     return text
+
+
+def concept_noun(kb, node: Node, sample: int = 100) -> str | None:
+    """The plural name of the concept holding at least half of the first `sample` entities
+    `node` gives (None for values, or no such concept)."""
+    try:
+        answer = execute(node, kb, DEFAULT)
+    except KoplcError:
+        return None
+    ids = list(answer.entity_ids or ())[:sample] if answer.is_entities else []
+    counts = Counter(c for i in ids for c in set(kb.parents[kb.id_to_node[i]]))
+    if not counts:
+        return None
+    concept, n = counts.most_common(1)[0]
+    return plural(kb.names[concept]) if 2 * n >= len(ids) else None
 
 
 class Reasoner:
@@ -112,6 +165,17 @@ class Reasoner:
         self.selector = DemoSelector(demos) if demos and options.demos == "retrieved" else None
         # Readings are masked, so the same shapes recur from question to question.
         self.embedder = Embedder(cache_size=200_000)
+        self._nouns: dict[str, str | None] = {}
+
+    def noun(self, node: Node) -> str | None:
+        """What most entities of `node`'s answer are, plural ("movies"), when a concept holds
+        at least half of them; None otherwise."""
+        key = node.model_dump_json()
+        if key not in self._nouns:
+            self._nouns[key] = concept_noun(self.kb, node)
+            if len(self._nouns) > 100_000:
+                self._nouns.clear()
+        return self._nouns[key]
 
     def demos_for(self, linked: Linked) -> list:
         if self.options.demos == "none" or not self.pool:
@@ -129,42 +193,61 @@ class Reasoner:
         the question asks how many."""
         opts, topics = self.options, set(linked.entities)
         question = self.embedder.encode_queries([linked.masked()])[0]
-        beam = [Candidate(Find(name=e), f"Find({e})", (e,), False) for e in linked.entities]
+        cue = cues(linked.question)
+        starts = [Find(name=e) for e in linked.entities] or concept_starts(self.kb,
+                                                                          linked.question)
+        beam = [Candidate(n, _text(n), (), False) for n in starts]
         if self.options.lm_weight:
             beam = [replace(c, lm=self.lm.score(prompt, c.text + "\n")) for c in beam]
-        finished: list[Candidate] = []
+        finished = self._pairs(linked, cue, question)
         counts, size = asks_how_many(linked.question), max(len(linked.question), 1)
         for step in range(opts.max_steps):
             grown = []
             for parent in beam:
-                for child in expansions(parent.node, self.kb, linked.concepts):
+                for child in expansions(parent.node, self.kb, linked.concepts, cue):
                     done = child.op in FINISHING
-                    if (step == opts.max_steps - 1 and not done) or (
-                            child.op == "Count" and not counts):
+                    if (step == opts.max_steps - 1 and not done) or not fits(
+                            child, counts, self.kb, linked.question):
                         continue
                     answer = admissible(child, self.kb, topics)
                     if answer is not None:
-                        line = calls_of(steps_syntax.print_program(child)).splitlines()[-1]
-                        grown.append((parent, Candidate(child, parent.text + "\n" + line,
-                                                        answer, done)))
+                        grown.append((parent, Candidate(child, _text(child), answer, done)))
             if not grown:
                 break
-            vectors = self.embedder.encode_queries([reading(c.node, linked.entities)
+            vectors = self.embedder.encode_queries([reading(c.node, linked.entities, self.noun)
                                                     for _, c in grown])
-            grown = sorted(((p, replace(c, near=float(v @ question))) for (p, c), v in zip(
+            grown = sorted(((p, replace(c, near=float(v @ question) - opts.length_penalty * (
+                c.text.count("\n") + 1))) for (p, c), v in zip(
                 grown, vectors, strict=True)), key=lambda pc: -pc[1].near)[:opts.shortlist]
             scored = []
             for parent, c in grown:
                 lm = parent.lm
                 if opts.lm_weight:
                     end = "\n\n" if c.finished else "\n"
-                    lm += self.lm.score(prompt + parent.text + "\n", c.text.rpartition("\n")[2]
-                                        + end)
+                    lm += self.lm.score(prompt + parent.text + "\n",
+                                        c.text[len(parent.text) + 1:] + end)
                 scored.append(replace(c, lm=lm, score=c.near + opts.lm_weight * lm / size))
             finished += [c for c in scored if c.finished]
             beam = sorted((c for c in scored if not c.finished), key=lambda c: -c.score
                           )[:opts.beam]
+        finished = answer_kind(cue, finished, lambda c: c.node.op)
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
+
+    def _pairs(self, linked: Linked, cue: Cues, question) -> list[Candidate]:
+        """The finished programs over two named entities (their relation, and which has the
+        greater quantity when the question compares), with their nearness."""
+        found = []
+        for a, b in permutations(linked.entities[:3], 2):
+            for node in pair_ops(Find(name=a), Find(name=b), self.kb, cue):
+                answer = admissible(node, self.kb, set())
+                if answer is not None:
+                    found.append(Candidate(node, _text(node), answer, True))
+        if not found:
+            return []
+        vectors = self.embedder.encode_queries([reading(c.node, linked.entities, self.noun)
+                                                for c in found])
+        return [replace(c, near=float(v @ question), score=float(v @ question))
+                for c, v in zip(found, vectors, strict=True)]
 
     def rerank(self, candidates: list[Candidate], prompt: str,
                question: str) -> list[Candidate]:
@@ -216,9 +299,10 @@ class ByokgFrontEnd:
         clock = time.perf_counter()
         linked = link(question, kb)
         seconds["link"] = time.perf_counter() - clock
-        if not linked.entities:
+        if not linked.entities and not concept_starts(kb, linked.question):
             return Compiled(linked.question, self.name, failure="link", seconds=seconds,
-                            error="nothing found: the question names no entity of the KB")
+                            error="nothing found: the question names no entity or concept of "
+                            "the KB")
         clock = time.perf_counter()
         demos = reasoner.demos_for(linked)
         prompt = reasoner.builder.build(linked, demos)

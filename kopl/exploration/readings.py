@@ -35,6 +35,24 @@ _WHEN = {"=": "in ", "!=": "not in ", "<": "before ", ">": "after ", "<=": "in o
          ">=": "in or after "}
 
 
+def plural(noun: str) -> str:
+    """A concept's name in the plural, by English spelling rules.
+
+    >>> [plural(n) for n in ("movie", "person", "chemical element", "discovery", "class")]
+    ['movies', 'people', 'chemical elements', 'discoveries', 'classes']
+    """
+    head, _, last = noun.rpartition(" ")
+    if last == "person":
+        last = "people"
+    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        last = last[:-1] + "ies"
+    elif last.endswith(("s", "x", "ch", "sh", "z")):
+        last += "es"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
+
+
 def words(name: str) -> str:
     """A schema name as words: underscores and dots become spaces.
 
@@ -44,8 +62,9 @@ def words(name: str) -> str:
     return " ".join(name.replace("_", " ").replace(".", " ").split())
 
 
-def relation_phrase(relation: str, direction: str, subject: str) -> str:
-    """The entities a relation reaches from `subject`, read by the shape of its name.
+def relation_phrase(relation: str, direction: str, subject: str, noun: str = "entities") -> str:
+    """The entities a relation reaches from `subject`, read by the shape of its name; `noun`
+    names them where the name does not ("the films directed by ...").
 
     >>> relation_phrase("directed_by", "backward", "Ridley Scott")
     'the entities directed by Ridley Scott'
@@ -57,19 +76,20 @@ def relation_phrase(relation: str, direction: str, subject: str) -> str:
     verbal = r.rpartition(" ")[2] in _PREPOSITIONS  # "directed by", "discovered in"
     if direction == "backward":
         if verbal or head == "in":
-            return f"the entities {r} {subject}"
+            return f"the {noun} {r} {subject}"
         if head == "has" and rest:
-            return f"the entities that have {rest} {subject}"
-        return f"the entities whose {r} is {subject}"
+            return f"the {noun} that have {rest} {subject}"
+        return f"the {noun} whose {r} is {subject}"
     if verbal:
-        return f"the entities that {subject} is {r}"
+        return f"the {noun} that {subject} is {r}"
     if head in ("has", "in") and rest:
         return f"the {rest} of {subject}"
     return f"the {r} of {subject}"
 
 
 def _relate(node: ir.Relate, parts: dict[str, str]) -> str:
-    return relation_phrase(node.relation, str(node.direction or "forward"), parts["input"])
+    return relation_phrase(node.relation, str(node.direction or "forward"), parts["input"],
+                           parts.get("noun", "entities"))
 
 
 def _compared(field: str, time: bool = False) -> Callable[[ir.Node, dict[str, str]], str]:
@@ -155,9 +175,15 @@ _ASK = {Type.ENTITIES: "Which are {}?", Type.ENTITIES_WITH_FACTS: "Which are {}?
         Type.BOOLEAN: "Is it true that {}?", Type.RELATIONS: "What is {}?"}
 
 
-def _parts(node: ir.Node) -> dict[str, str]:
-    parts = {name: phrase(child) for name, child in zip(
+Nouns = Callable[[ir.Node], "str | None"]
+
+
+def _parts(node: ir.Node, nouns: Nouns | None) -> dict[str, str]:
+    parts = {name: phrase(child, nouns) for name, child in zip(
         type(node).child_fields(), node.children, strict=True)}
+    noun = nouns(node) if nouns is not None else None
+    if noun:
+        parts["noun"] = noun
     for name, _ in type(node).arg_fields():
         value = getattr(node, name)
         parts[name] = words(value) if name in ("key", "qkey", "relation", "concept") \
@@ -165,23 +191,24 @@ def _parts(node: ir.Node) -> dict[str, str]:
     return parts
 
 
-def _fill(template: Template, node: ir.Node) -> str:
-    parts = _parts(node)
+def _fill(template: Template, node: ir.Node, nouns: Nouns | None = None) -> str:
+    parts = _parts(node, nouns)
     return template(node, parts) if callable(template) else template.format(**parts)
 
 
-def phrase(node: ir.Node) -> str:
-    """The program read as a phrase (a noun phrase, or a clause for Verify*).
+def phrase(node: ir.Node, nouns: Nouns | None = None) -> str:
+    """The program read as a phrase (a noun phrase, or a clause for Verify*); `nouns` may name
+    what an entity set holds (plural, "films"), else it reads "the entities".
 
     >>> from koplc.kopl.ir import Find, QueryAttr
     >>> phrase(QueryAttr(input=Find(name="Iron"), key="melting point"))
     'the melting point of Iron'
     """
-    return _fill(READINGS[type(node).__name__].phrase, node)
+    return _fill(READINGS[type(node).__name__].phrase, node, nouns)
 
 
-def canonical_question(program: ir.Node) -> str:
-    """The one canonical English question for a program.
+def canonical_question(program: ir.Node, nouns: Nouns | None = None) -> str:
+    """The one canonical English question for a program (`nouns`: as for `phrase`).
 
     >>> from koplc.kopl.ir import Find, QueryName, Relate
     >>> canonical_question(QueryName(input=Relate(input=Find(name="Ridley Scott"),
@@ -190,7 +217,7 @@ def canonical_question(program: ir.Node) -> str:
     """
     reading = READINGS[type(program).__name__]
     if reading.question is not None:
-        text = _fill(reading.question, program)
+        text = _fill(reading.question, program, nouns)
     else:
-        text = _ASK[program.output].format(phrase(program))
+        text = _ASK[program.output].format(phrase(program, nouns))
     return text[0].upper() + text[1:]

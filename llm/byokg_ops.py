@@ -1,0 +1,186 @@
+"""What the BYOKG search may add to a program besides relations, read from the question's
+English and values, never from a dataset's templates: a yes/no question verifies, a superlative
+selects among a set, a comparative picks one of two named entities, numbers and the KB's
+string values mentioned become filters, and a concept named in the question ("elements",
+"halogen") starts a program of its own."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from koplc.kopl.exploration.readings import plural
+from koplc.kopl.ir import (
+    FilterConcept,
+    FilterNum,
+    FilterStr,
+    FilterYear,
+    FindAll,
+    Node,
+    QueryAttr,
+    QueryRelation,
+    SelectAmong,
+    SelectBetween,
+    VerifyNum,
+    VerifyStr,
+    VerifyYear,
+)
+
+_YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
+_MOST = r"highest|largest|greatest|biggest|heaviest|longest|most|latest|newest"
+_LEAST = r"lowest|smallest|least|lightest|shortest|fewest|earliest|oldest"
+_MORE = r"greater|higher|larger|bigger|heavier|longer|more|later|above|over|after|exceeds?"
+_LESS = r"lower|smaller|less|lighter|shorter|fewer|earlier|below|under|before"
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+@dataclass(frozen=True)
+class Cues:
+    """What the question's words ask for."""
+
+    yes_no: bool
+    relation: bool
+    most: bool
+    least: bool
+    more: bool
+    less: bool
+    numbers: tuple[str, ...]
+    text: str
+
+    @property
+    def comparators(self) -> tuple[str, ...]:
+        """The comparators a stated value is compared by: those the words say, else "="."""
+        said = (">",) * self.more + ("<",) * self.less
+        return said or ("=",)
+
+
+def cues(question: str) -> Cues:
+    """The question's cues.
+
+    >>> c = cues("Which elements have a melting point above 3000 kelvin?")
+    >>> c.yes_no, c.most or c.least, c.comparators, c.numbers
+    (False, False, ('>',), ('3000',))
+    """
+    def has(pattern: str) -> bool:
+        return re.search(rf"\b(?:{pattern})\b", question, re.IGNORECASE) is not None
+
+    return Cues(bool(_YES_NO.match(question)), has(r"related|relation|relationship|connected"),
+                has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
+                tuple(_NUMBER.findall(question)), question.lower())
+
+
+def _said(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)", text) is not None
+
+
+def concept_starts(kb, question: str) -> list[Node]:
+    """FindAll → FilterConcept for each concept the question names: its whole name, or its
+    last word in the singular or plural ("elements" for "chemical element")."""
+    text = question.lower()
+    named = [c for c in kb.concept_names() if c and (
+        _said(text, c) or _said(text, c.split()[-1]) or _said(text, plural(c).split()[-1]))]
+    return [FilterConcept(input=FindAll(), concept=c) for c in sorted(set(named))]
+
+
+@lru_cache(maxsize=8)
+def _key_facts(kb) -> dict[str, tuple[str, str, frozenset[str]]]:
+    """Per attribute key: its type, most common unit, and its string values."""
+    out = {}
+    for key, by_node in kb.attr_index.items():
+        kind = kb.key_type.get(key, "")
+        units, strings = Counter(), set()
+        for facts in by_node.values():
+            for name, value, _ in facts:
+                if name != key:
+                    continue
+                if value.type == "quantity":
+                    units[value.unit] += 1
+                elif value.type == "string":
+                    strings.add(str(value.value))
+        unit = units.most_common(1)[0][0] if units else ""
+        out[key] = (kind, unit, frozenset(strings))
+    return out
+
+
+def answer_kind(cue: Cues, candidates: list, op_of) -> list:
+    """The candidates whose last op gives what the question's form asks: a yes/no question a
+    Verify, a superlative a SelectAmong or SelectBetween, when there are such candidates."""
+    wanted = ("VerifyNum", "VerifyStr", "VerifyYear") if cue.yes_no else (
+        ("SelectAmong", "SelectBetween") if cue.most or cue.least else ())
+    kept = [c for c in candidates if op_of(c) in wanted]
+    return kept or candidates
+
+
+def unit_said(kb, key: str, question: str) -> bool:
+    """Whether the question says the usual unit of `key` ("how many kelvin")."""
+    unit = _key_facts(kb).get(key, ("", "", None))[1]
+    return bool(unit) and unit != "1" and _said(question.lower(), unit)
+
+
+def _quantity(number: str, unit: str) -> str:
+    return f"{number} {unit}" if unit and unit != "1" else number
+
+
+def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
+    """The attribute filters of `node` whose values the question states: a number for a
+    quantity (in the key's usual unit) or a year, with each comparator; a string value of the
+    key that the question says as a word."""
+    for key, (kind, unit, strings) in sorted(_key_facts(kb).items()):
+        if kind == "quantity":
+            for number in cue.numbers:
+                for comparator in cue.comparators:
+                    yield FilterNum(input=node, key=key, value=_quantity(number, unit),
+                                    comparator=comparator)
+        elif kind == "date":
+            for number in (n for n in cue.numbers if re.fullmatch(r"\d{3,4}", n)):
+                for comparator in cue.comparators:
+                    yield FilterYear(input=node, key=key, value=number, comparator=comparator)
+        elif kind == "string":
+            for value in sorted(s for s in strings if len(s) > 0 and _said(cue.text, s)):
+                yield FilterStr(input=node, key=key, value=value)
+
+
+def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
+    """Finishing ops beyond names, count and attribute: SelectAmong a set by a quantity when the
+    question has a superlative; a Verify of an attribute when it is a yes/no question."""
+    facts = _key_facts(kb)
+    extremes = ("largest",) * cue.most + ("smallest",) * cue.least
+    if extremes:
+        for key, (kind, _, _) in sorted(facts.items()):
+            if kind == "quantity":
+                for comparator in extremes:
+                    yield SelectAmong(input=node, key=key, comparator=comparator)
+    if cue.yes_no:
+        for key, (kind, unit, strings) in sorted(facts.items()):
+            attr = QueryAttr(input=node, key=key)
+            if kind == "quantity":
+                for number in cue.numbers:
+                    for comparator in cue.comparators:
+                        yield VerifyNum(input=attr, value=_quantity(number, unit),
+                                        comparator=comparator)
+            elif kind == "date":
+                for number in cue.numbers:
+                    for comparator in cue.comparators:
+                        yield VerifyYear(input=attr, value=number, comparator=comparator)
+            elif kind == "string":
+                for value in sorted(s for s in strings if _said(cue.text, s)):
+                    yield VerifyStr(input=attr, value=value)
+
+
+def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
+    """What two named entities answer together: the relation between them when the question
+    asks how they are related, and which has the greater or lesser quantity when it compares."""
+    if cue.relation:
+        yield QueryRelation(left=left, right=right)
+    picks = ("greater",) * (cue.more or cue.most) + ("less",) * (cue.less or cue.least)
+    if picks:
+        for key, (kind, _, _) in sorted(_key_facts(kb).items()):
+            if kind == "quantity":
+                for comparator in picks:
+                    yield SelectBetween(left=left, right=right, key=key, comparator=comparator)
+
+
+__all__ = ["Cues", "answer_kind", "concept_starts", "cues", "filters", "finishers", "pair_ops", "unit_said"]
