@@ -259,12 +259,13 @@ class Reasoner:
         head, tail = candidates[:opts.rescored], candidates[opts.rescored:]
         if len(head) < 2:
             return candidates
-        scored = []
-        for c in head:
-            lm = self.lm.score(prompt, c.text + "\n\n")
-            ic = inverse_consistency(self.lm, steps_syntax.print_program(c.node), question)
-            scored.append(replace(c, lm=lm, score=c.near + opts.alpha * lm / size
-                                  + (1 - opts.alpha) * ic))
+        # All program scores first, then all inverse consistencies: each group shares its
+        # prompt, whose KV state the LM then reads once.
+        lms = [self.lm.score(prompt, c.text + "\n\n") for c in head]
+        ics = [inverse_consistency(self.lm, steps_syntax.print_program(c.node), question)
+               for c in head]
+        scored = [replace(c, lm=lm, score=c.near + opts.alpha * lm / size
+                          + (1 - opts.alpha) * ic) for c, lm, ic in zip(head, lms, ics, strict=True)]
         return sorted(scored, key=lambda c: -c.score) + tail
 
 
