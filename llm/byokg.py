@@ -53,7 +53,6 @@ class ByokgOptions:
     alpha: float = 0.5
     rerank: bool = True
     shortlist: int = 12
-    length_penalty: float = 0.0
     rescored: int = 3
     lm_weight: float = 0.0
     demos: str = "retrieved"
@@ -216,8 +215,7 @@ class Reasoner:
                 break
             vectors = self.embedder.encode_queries([reading(c.node, linked.entities, self.noun)
                                                     for _, c in grown])
-            grown = sorted(((p, replace(c, near=float(v @ question) - opts.length_penalty * (
-                c.text.count("\n") + 1))) for (p, c), v in zip(
+            grown = sorted(((p, replace(c, near=float(v @ question))) for (p, c), v in zip(
                 grown, vectors, strict=True)), key=lambda pc: -pc[1].near)[:opts.shortlist]
             scored = []
             for parent, c in grown:

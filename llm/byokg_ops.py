@@ -124,28 +124,42 @@ def _quantity(number: str, unit: str) -> str:
     return f"{number} {unit}" if unit and unit != "1" else number
 
 
+def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues
+            ) -> Iterator[tuple[str, str]]:
+    """The (value, comparator) pairs the question states for a key of `kind`: a number in the
+    key's usual unit for a quantity, a year for a date, each with the comparators its words
+    give; a string value of the key that the question says as a word (compared by "=")."""
+    if kind == "quantity":
+        for number in cue.numbers:
+            for comparator in cue.comparators:
+                yield _quantity(number, unit), comparator
+    elif kind == "date":
+        for number in (n for n in cue.numbers if re.fullmatch(r"\d{3,4}", n)):
+            for comparator in cue.comparators:
+                yield number, comparator
+    elif kind == "string":
+        for value in sorted(s for s in strings if s and _said(cue.text, s)):
+            yield value, "="
+
+
+_FILTERS = {"quantity": FilterNum, "date": FilterYear}
+_VERIFIES = {"quantity": VerifyNum, "date": VerifyYear}
+
+
 def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
-    """The attribute filters of `node` whose values the question states: a number for a
-    quantity (in the key's usual unit) or a year, with each comparator; a string value of the
-    key that the question says as a word."""
+    """The attribute filters of `node` whose values the question states (`_stated`)."""
     for key, (kind, unit, strings) in sorted(_key_facts(kb).items()):
-        if kind == "quantity":
-            for number in cue.numbers:
-                for comparator in cue.comparators:
-                    yield FilterNum(input=node, key=key, value=_quantity(number, unit),
-                                    comparator=comparator)
-        elif kind == "date":
-            for number in (n for n in cue.numbers if re.fullmatch(r"\d{3,4}", n)):
-                for comparator in cue.comparators:
-                    yield FilterYear(input=node, key=key, value=number, comparator=comparator)
-        elif kind == "string":
-            for value in sorted(s for s in strings if len(s) > 0 and _said(cue.text, s)):
+        for value, comparator in _stated(kind, unit, strings, cue):
+            if kind == "string":
                 yield FilterStr(input=node, key=key, value=value)
+            else:
+                yield _FILTERS[kind](input=node, key=key, value=value, comparator=comparator)
 
 
 def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
     """Finishing ops beyond names, count and attribute: SelectAmong a set by a quantity when the
-    question has a superlative; a Verify of an attribute when it is a yes/no question."""
+    question has a superlative; a Verify of an attribute by a value the question states
+    (`_stated`) when it is a yes/no question."""
     facts = _key_facts(kb)
     extremes = ("largest",) * cue.most + ("smallest",) * cue.least
     if extremes:
@@ -156,18 +170,11 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
     if cue.yes_no:
         for key, (kind, unit, strings) in sorted(facts.items()):
             attr = QueryAttr(input=node, key=key)
-            if kind == "quantity":
-                for number in cue.numbers:
-                    for comparator in cue.comparators:
-                        yield VerifyNum(input=attr, value=_quantity(number, unit),
-                                        comparator=comparator)
-            elif kind == "date":
-                for number in cue.numbers:
-                    for comparator in cue.comparators:
-                        yield VerifyYear(input=attr, value=number, comparator=comparator)
-            elif kind == "string":
-                for value in sorted(s for s in strings if _said(cue.text, s)):
+            for value, comparator in _stated(kind, unit, strings, cue):
+                if kind == "string":
                     yield VerifyStr(input=attr, value=value)
+                else:
+                    yield _VERIFIES[kind](input=attr, value=value, comparator=comparator)
 
 
 def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
