@@ -25,8 +25,18 @@ from koplc.kopl.execution.executor import DEFAULT, execute
 from koplc.kopl.exploration.readings import canonical_question, plural
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked, link
-from koplc.kopl.ir import Count, FilterConcept, Find, Node, QueryAttr, QueryName, Relate
+from koplc.kopl.ir import (
+    Count,
+    FilterConcept,
+    Find,
+    FindAll,
+    Node,
+    QueryAttr,
+    QueryName,
+    Relate,
+)
 from koplc.kopl.syntax import steps as steps_syntax
+from koplc.llm import byokg_fit as fit
 from koplc.llm.answer_type import asks_how_many
 from koplc.llm.byokg_ops import (
     Cues,
@@ -55,6 +65,9 @@ class ByokgOptions:
     shortlist: int = 12
     rescored: int = 3
     lm_weight: float = 0.0
+    coverage: float = 1.0
+    type_weight: float = 0.5
+    hop_cost: float = 0.06
     demos: str = "retrieved"
     n_demos: int = 4
     seed: int = 0
@@ -100,15 +113,26 @@ def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = Non
 
 def fits(node: Node, counts: bool, kb, question: str) -> bool:
     """Whether `node` may be tried: Count only when the question asks how many, and then an
-    attribute only when the question says its unit ("how many kelvin"); a concept filter not
-    twice in a row."""
+    attribute only when the question says its unit ("how many kelvin"); no filter right after
+    the same one, nor a relation followed there, back and there again."""
     if node.op == "Count":
         return counts
     if node.op == "QueryAttr" and counts:
         return unit_said(kb, node.key, question)
-    if node.op == "FilterConcept" and node.input.op == "FilterConcept":
-        return node.input.concept != node.concept
+    if node.op == "Relate" and _bounces(node):
+        return False
+    if node.op.startswith("Filter") and node.input.op == node.op:
+        return node.model_dump(exclude={"input"}) != node.input.model_dump(exclude={"input"})
     return True
+
+
+def _bounces(node: Relate) -> bool:
+    """Whether `node` follows a relation there, back and there again: the answer of its first
+    step with more besides."""
+    back, first = node.input, getattr(node.input, "input", None)
+    return (back.op == "Relate" and first is not None and first.op == "Relate"
+            and back.relation == first.relation == node.relation
+            and first.direction == node.direction != back.direction)
 
 
 def _text(node: Node) -> str:
@@ -138,14 +162,15 @@ def reading(node: Node, entities: tuple[str, ...], nouns=None) -> str:
 
 
 def concept_noun(kb, node: Node, sample: int = 100) -> str | None:
-    """The plural name of the concept holding at least half of the first `sample` entities
-    `node` gives (None for values, or no such concept)."""
+    """The plural name of the concept (direct or inherited) holding the most of the first
+    `sample` entities `node` gives, when it holds at least half (None for values, or no such
+    concept)."""
     try:
         answer = execute(node, kb, DEFAULT)
     except KoplcError:
         return None
     ids = list(answer.entity_ids or ())[:sample] if answer.is_entities else []
-    counts = Counter(c for i in ids for c in set(kb.parents[kb.id_to_node[i]]))
+    counts = Counter(c for i in ids for c in kb.ancestors(kb.id_to_node[i]))
     if not counts:
         return None
     concept, n = counts.most_common(1)[0]
@@ -169,12 +194,20 @@ class Reasoner:
     def noun(self, node: Node) -> str | None:
         """What most entities of `node`'s answer are, plural ("movies"), when a concept holds
         at least half of them; None otherwise."""
+        if node.op == "Relate":  # the relation's range, which no name clash can skew
+            node = Relate(input=FindAll(), relation=node.relation, direction=node.direction)
         key = node.model_dump_json()
         if key not in self._nouns:
             self._nouns[key] = concept_noun(self.kb, node)
             if len(self._nouns) > 100_000:
                 self._nouns.clear()
         return self._nouns[key]
+
+    def entity_nouns(self, names: tuple[str, ...]) -> list[str]:
+        """The names of the concepts (direct or inherited) of the entities called `names`."""
+        kb = self.kb
+        return sorted({kb.names[c] for name in names for node in kb.name_to_nodes.get(name, ())
+                       for c in kb.ancestors(node)})
 
     def demos_for(self, linked: Linked) -> list:
         if self.options.demos == "none" or not self.pool:
@@ -213,10 +246,9 @@ class Reasoner:
                         grown.append((parent, Candidate(child, _text(child), answer, done)))
             if not grown:
                 break
-            vectors = self.embedder.encode_queries([reading(c.node, linked.entities, self.noun)
-                                                    for _, c in grown])
-            grown = sorted(((p, replace(c, near=float(v @ question))) for (p, c), v in zip(
-                grown, vectors, strict=True)), key=lambda pc: -pc[1].near)[:opts.shortlist]
+            nears = self.nearness([c.node for _, c in grown], linked, question)
+            grown = sorted(((p, replace(c, near=near)) for (p, c), near in zip(
+                grown, nears, strict=True)), key=lambda pc: -pc[1].near)[:opts.shortlist]
             scored = []
             for parent, c in grown:
                 lm = parent.lm
@@ -242,10 +274,31 @@ class Reasoner:
                     found.append(Candidate(node, _text(node), answer, True))
         if not found:
             return []
-        vectors = self.embedder.encode_queries([reading(c.node, linked.entities, self.noun)
-                                                for c in found])
-        return [replace(c, near=float(v @ question), score=float(v @ question))
-                for c, v in zip(found, vectors, strict=True)]
+        nears = self.nearness([c.node for c in found], linked, question)
+        return [replace(c, near=near, score=near) for c, near in zip(found, nears, strict=True)]
+
+    def nearness(self, nodes: list[Node], linked: Linked, question) -> list[float]:
+        """How near each program's masked canonical question is to the asked one: the MiniLM
+        cosine with the question's vector `question`, plus `coverage` times the word-level
+        coverage and `type_weight` times the answer type's match (llm/byokg_fit.py), less
+        `hop_cost` for each relation followed."""
+        opts, encode = self.options, self.embedder.encode_queries
+        masked = linked.masked()
+        asked = fit.asked_type(masked)
+        said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
+        readings = [reading(n, linked.entities, self.noun) for n in nodes]
+        scores = []
+        for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
+            score = float(vector @ question) - opts.hop_cost * fit.hops(node)
+            if opts.coverage:
+                score += opts.coverage * fit.coverage(said, fit.content_words(text), encode)
+            returned = fit.answer_type(node if node.op in FINISHING else QueryName(input=node),
+                                       self.noun)
+            if opts.type_weight and asked and returned:
+                pair = encode([asked, returned])
+                score += opts.type_weight * float(pair[0] @ pair[1])
+            scores.append(score)
+        return scores
 
     def rerank(self, candidates: list[Candidate], prompt: str,
                question: str) -> list[Candidate]:

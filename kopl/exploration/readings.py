@@ -62,6 +62,32 @@ def words(name: str) -> str:
     return " ".join(name.replace("_", " ").replace(".", " ").split())
 
 
+# Past participles whose simple past differs (English irregular verbs common in KB schemas).
+_IRREGULAR = {"written": "wrote", "drawn": "drew", "sung": "sang", "given": "gave",
+              "taken": "took", "chosen": "chose", "spoken": "spoke", "driven": "drove",
+              "shown": "showed", "known": "knew", "seen": "saw", "done": "did", "begun": "began",
+              "stolen": "stole", "ridden": "rode", "broken": "broke", "sworn": "swore",
+              "worn": "wore", "grown": "grew", "thrown": "threw", "flown": "flew", "run": "ran"}
+_PARTICIPLES = ("made", "built", "held", "led", "paid", "sold", "told", "taught", "won", "sent",
+                "found", "brought", "bought", "thought", "kept", "left", "lost", "met", "read")
+
+
+def _active(relation: str) -> str | None:
+    """The simple past of a passive relation name's verb ("directed by" -> "directed",
+    "written by" -> "wrote"), None when the name is not '<participle> by'.
+
+    >>> [_active(r) for r in ("directed by", "film written by", "born in", "has genre")]
+    ['directed', 'wrote', None, None]
+    """
+    head, _, last = relation.rpartition(" ")
+    verb = head.rpartition(" ")[2]
+    if last != "by" or not verb:
+        return None
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    return verb if verb.endswith("ed") or verb in _PARTICIPLES else None
+
+
 def relation_phrase(relation: str, direction: str, subject: str, noun: str = "entities") -> str:
     """The entities a relation reaches from `subject`, read by the shape of its name; `noun`
     names them where the name does not ("the films directed by ...").
@@ -81,6 +107,9 @@ def relation_phrase(relation: str, direction: str, subject: str, noun: str = "en
             return f"the {noun} that have {rest} {subject}"
         return f"the {noun} whose {r} is {subject}"
     if verbal:
+        past = _active(r)
+        if past:
+            return f"the {noun} that {past} {subject}"
         return f"the {noun} that {subject} is {r}"
     if head in ("has", "in") and rest:
         return f"the {rest} of {subject}"

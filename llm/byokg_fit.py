@@ -1,0 +1,115 @@
+"""How well a program's reading fits the question, word by word, for the BYOKG search.
+
+A sentence embedding does not count hops, nor tell "directed" from "wrote" when the rest of
+two readings agree. Two word-level terms join it:
+- coverage: each content word of the question is matched to its nearest content word of the
+  reading and back (MiniLM vectors of single words), and the two mean similarities are joined
+  as an F-measure, so a program that drops a hop loses recall and one that adds a hop loses
+  precision;
+- answer type: what the question asks for ("who" → a person, "what year" → year, "which
+  films" → films) against what the program returns (its answer's concept, else the last
+  relation's or attribute's name).
+The rules read English question words only, never a dataset's templates."""
+
+from __future__ import annotations
+
+import re
+
+from koplc.kopl.exploration.readings import words
+from koplc.kopl.ir import Node
+
+_STOP = frozenset(
+    "a an the of by is are was were be been do does did what which whom whose how that this "
+    "these those there and or to in on for with as it its their his her s ent".split())
+_AUX = frozenset("is are was were do does did can could will would has have had".split())
+_WH = {"who": "person", "whom": "person", "whose": "person", "when": "year date",
+       "where": "place"}
+
+
+def content_words(text: str) -> list[str]:
+    """The question's or reading's words that name something: no articles, auxiliaries,
+    prepositions or masked entities ("who", "when" and "where" stay: they ask for a type).
+
+    >>> content_words("who directed the films written by ENT")
+    ['who', 'directed', 'films', 'written']
+    """
+    return [w for w in re.findall(r"[a-z]+", text.replace("ENT", " ").lower())
+            if w not in _STOP]
+
+
+def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
+    """The masked question's content words, less a noun right before an entity that names the
+    entity's own concept ("the film ENT": the reading says ENT alone), compared by MiniLM
+    cosine of at least 0.5 with `entity_nouns`.
+
+    >>> import numpy as np
+    >>> same = lambda ws: np.array([[1.0 if w in ("film", "movie") else 0.0] for w in ws])
+    >>> question_words("who wrote the film ENT", ["movie"], same)
+    ['who', 'wrote']
+    """
+    said = content_words(masked)
+    before = {m.lower() for m in re.findall(r"([A-Za-z]+)\s+ENT\b", masked)} & set(said)
+    if not before or not entity_nouns:
+        return said
+    near = vectors(sorted(before)) @ vectors(entity_nouns).T
+    typed = {w for w, row in zip(sorted(before), near, strict=True) if row.max() >= 0.5}
+    return [w for w in said if w not in typed]
+
+
+def asked_type(question: str) -> str | None:
+    """What the question asks for, in words: "number" for how many, the type a wh-word implies,
+    or the words after what/which (None when it says none).
+
+    >>> [asked_type(q) for q in ("what types are the movies by ENT", "who wrote ENT",
+    ...                          "what was the release year of ENT", "how many films")]
+    ['types', 'person', 'release year', 'number']
+    """
+    tokens = re.findall(r"[a-z]+", question.replace("ENT", " ").lower())
+    if "how" in tokens and "many" in tokens:
+        return "number"
+    for i, token in enumerate(tokens):
+        if token in ("what", "which"):
+            rest = tokens[i + 1:]
+            if rest[:1] in (["has"], ["have"], ["had"]):  # "which has the greater ...": an entity
+                return None
+            while rest and (rest[0] in _AUX or rest[0] in ("the", "a", "an")):
+                rest = rest[1:]
+            said = []
+            for word in rest[:2]:
+                if word in _STOP or word in _AUX:
+                    break
+                said.append(word)
+            return " ".join(said) or None
+        if token in _WH:
+            return _WH[token]
+    return None
+
+
+def answer_type(node: Node, noun) -> str | None:
+    """What a finished program returns, in words: the concept of its answer set (`noun`, as
+    Reasoner.noun), else the name of the relation or attribute it ends with."""
+    if node.op == "Count":
+        return "number"
+    if node.op == "QueryAttr":
+        return words(node.key)
+    if node.op != "QueryName":
+        return None
+    return noun(node.input) or (words(node.input.relation) if node.input.op == "Relate"
+                                else None)
+
+
+def coverage(question: list[str], reading: list[str], vectors) -> float:
+    """The F-measure of matching each content word to its nearest on the other side (cosine of
+    their MiniLM vectors, `vectors(words)` giving unit rows)."""
+    if not question or not reading:
+        return 0.0
+    similarity = vectors(question) @ vectors(reading).T
+    recall, precision = float(similarity.max(1).mean()), float(similarity.max(0).mean())
+    if recall <= 0 or precision <= 0:
+        return 0.0
+    return 2 * recall * precision / (recall + precision)
+
+
+def hops(node: Node) -> int:
+    """How many relations the program follows."""
+    return sum(1 for _, n in node.walk() if n.op == "Relate")
