@@ -110,6 +110,21 @@ def coverage(question: list[str], reading: list[str], vectors) -> float:
     return 2 * recall * precision / (recall + precision)
 
 
+def order(question: list[str], reading: list[str], vectors, least: float = 0.6) -> float:
+    """Whether the question says the reading's words in the reading's order: over pairs of
+    question words matched (cosine at least `least`) to two different reading words, the share
+    in the same order less the share reversed (0 with no such pair). Readings name the last
+    hop first, as "who directed the films written by ..." does."""
+    if not question or not reading:
+        return 0.0
+    similarity = vectors(question) @ vectors(reading).T
+    matched = [int(row.argmax()) for row in similarity if row.max() >= least]
+    pairs = [(a, b) for i, a in enumerate(matched) for b in matched[i + 1:] if a != b]
+    if not pairs:
+        return 0.0
+    return sum(1 if a < b else -1 for a, b in pairs) / len(pairs)
+
+
 def hops(node: Node) -> int:
     """How many relations the program follows."""
     return sum(1 for _, n in node.walk() if n.op == "Relate")

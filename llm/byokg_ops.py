@@ -30,9 +30,10 @@ from koplc.kopl.ir import (
 )
 
 _YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
-_MOST = r"highest|largest|greatest|biggest|heaviest|longest|most|latest|newest"
+_MOST = r"highest|largest|greatest|biggest|heaviest|longest|tallest|widest|deepest|most|latest|newest"
 _LEAST = r"lowest|smallest|least|lightest|shortest|fewest|earliest|oldest"
-_MORE = r"greater|higher|larger|bigger|heavier|longer|more|later|above|over|after|exceeds?"
+_MORE = (r"greater|higher|larger|bigger|heavier|longer|taller|wider|deeper|more|later|above|over|after"
+         r"|exceeds?")
 _LESS = r"lower|smaller|less|lighter|shorter|fewer|earlier|below|under|before"
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 
@@ -107,9 +108,11 @@ def _key_facts(kb) -> dict[str, tuple[str, str, frozenset[str]]]:
 
 def answer_kind(cue: Cues, candidates: list, op_of) -> list:
     """The candidates whose last op gives what the question's form asks: a yes/no question a
-    Verify, a superlative a SelectAmong or SelectBetween, when there are such candidates."""
+    Verify, a superlative a SelectAmong or SelectBetween, a comparative a SelectBetween, when
+    there are such candidates."""
     wanted = ("VerifyNum", "VerifyStr", "VerifyYear") if cue.yes_no else (
-        ("SelectAmong", "SelectBetween") if cue.most or cue.least else ())
+        ("SelectAmong", "SelectBetween") if cue.most or cue.least else (
+            ("SelectBetween",) if cue.more or cue.less else ()))
     kept = [c for c in candidates if op_of(c) in wanted]
     return kept or candidates
 
