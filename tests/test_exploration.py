@@ -152,6 +152,12 @@ def test_patterns_blank_entities_and_values_and_order_joins():
     (ir.QueryName(input=ir.Relate(input=ir.Find(name="Heat"), relation="has_genre",
                                   direction="forward")),
      "What are the genre of Heat?"),
+    (ir.QueryName(input=ir.Relate(input=ir.Find(name="Heat"), relation="written_by",
+                                  direction="forward")),
+     "What are the entities that wrote Heat?"),
+    (ir.QueryName(input=ir.Relate(input=ir.Find(name="Michael Mann"), relation="directed_by",
+                                  direction="backward")),
+     "What are the entities directed by Michael Mann?"),
 ])
 def test_canonical_questions(program, question):
     assert canonical_question(program) == question

@@ -1,7 +1,8 @@
 """The BYOKG front end on a KB with attributes that no one designed it for: the periodic table
 (tests/fixtures/periodic), 77 questions of 20 kinds with answers computed apart from koplc.
-The search alone (MiniLM, no LM) is held to 80 % correct on all of them, the whole front end
-(the embedded LM rescoring) to four of five kinds (its full run is in the README)."""
+The search alone (MiniLM, no LM) is held to 95 % correct on all of them (it gets all 77), the
+whole front end (the embedded LM rescoring) to four of five kinds (its full run is in the
+README)."""
 
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ def _correct_by_kind(frontend, questions) -> dict[str, list[int]]:
     return by_kind
 
 
-def test_search_alone_answers_four_in_five():
+def test_search_alone_answers_nineteen_in_twenty():
     questions = read_gold_questions([PERIODIC / "questions.jsonl"])
     by_kind = _correct_by_kind(ByokgFrontEnd(None, options=ByokgOptions(rerank=False), pool=[]),
                                questions)
     right = sum(sum(v) for v in by_kind.values())
-    assert len(questions) == 77 and right >= 0.8 * 77, dict(by_kind)
+    assert len(questions) == 77 and right >= 0.95 * 77, dict(by_kind)
 
 
 KINDS = ("attribute with unit", "superlative in a concept", "verify a string", "comparison",
