@@ -1,14 +1,15 @@
 """How well a program's reading fits the question, word by word, for the BYOKG search.
 
 A sentence embedding does not count hops, nor tell "directed" from "wrote" when the rest of
-two readings agree. Two word-level terms join it:
+two readings agree. Word-level terms join it:
 - coverage: each content word of the question is matched to its nearest content word of the
   reading and back (MiniLM vectors of single words), and the two mean similarities are joined
   as an F-measure, so a program that drops a hop loses recall and one that adds a hop loses
   precision;
 - answer type: what the question asks for ("who" → a person, "what year" → year, "which
   films" → films) against what the program returns (its answer's concept, else the last
-  relation's or attribute's name).
+  relation's or attribute's name);
+- order: whether the question says the matched words in the reading's order.
 The rules read English question words only, never a dataset's templates."""
 
 from __future__ import annotations
@@ -98,26 +99,37 @@ def answer_type(node: Node, noun) -> str | None:
                                 else None)
 
 
-def coverage(question: list[str], reading: list[str], vectors) -> float:
-    """The F-measure of matching each content word to its nearest on the other side (cosine of
-    their MiniLM vectors, `vectors(words)` giving unit rows)."""
+def similarity(question: list[str], reading: list[str], vectors):
+    """The cosines of each question content word with each reading content word (`vectors`
+    gives unit rows), None when either side has none."""
     if not question or not reading:
+        return None
+    return vectors(question) @ vectors(reading).T
+
+
+def coverage(similarity) -> float:
+    """The F-measure of matching each content word to its nearest on the other side, from
+    their `similarity` matrix (question words by rows)."""
+    if similarity is None:
         return 0.0
-    similarity = vectors(question) @ vectors(reading).T
     recall, precision = float(similarity.max(1).mean()), float(similarity.max(0).mean())
     if recall <= 0 or precision <= 0:
         return 0.0
     return 2 * recall * precision / (recall + precision)
 
 
-def order(question: list[str], reading: list[str], vectors, least: float = 0.6) -> float:
+def order(similarity, least: float = 0.6) -> float:
     """Whether the question says the reading's words in the reading's order: over pairs of
-    question words matched (cosine at least `least`) to two different reading words, the share
-    in the same order less the share reversed (0 with no such pair). Readings name the last
-    hop first, as "who directed the films written by ..." does."""
-    if not question or not reading:
+    question words matched (cosine at least `least` in `similarity`) to two different reading
+    words, the share in the same order less the share reversed (0 with no such pair). Readings
+    name the last hop first, as "who directed the films written by ..." does.
+
+    >>> import numpy as np
+    >>> order(np.eye(3)), order(np.eye(3)[::-1]), order(None)
+    (1.0, -1.0, 0.0)
+    """
+    if similarity is None:
         return 0.0
-    similarity = vectors(question) @ vectors(reading).T
     matched = [int(row.argmax()) for row in similarity if row.max() >= least]
     pairs = [(a, b) for i, a in enumerate(matched) for b in matched[i + 1:] if a != b]
     if not pairs:
