@@ -187,6 +187,18 @@ def concept_noun(kb, node: Node, sample: int = 100) -> str | None:
     return plural(kb.names[concept]) if 2 * n >= len(ids) else None
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What programs are compared with, worked out once a question: the linked question, the
+    MiniLM vector of its masked text, its content words (fit.question_words) and the type it
+    asks for (fit.asked_type)."""
+
+    linked: Linked
+    vector: object
+    words: tuple[str, ...]
+    type: str | None
+
+
 class Reasoner:
     """The per-KB part: prompt prefix, demonstration selector and the readings' vectors."""
 
@@ -227,14 +239,20 @@ class Reasoner:
             return rng.sample(self.pool, min(self.options.n_demos, len(self.pool)))
         return self.selector.nearest(linked.masked(), self.options.n_demos)
 
+    def asked(self, linked: Linked) -> Asked:
+        """The question as `nearness` compares programs with it."""
+        encode, masked = self.embedder.encode_queries, linked.masked()
+        said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
+        return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked))
+
     def search(self, linked: Linked, prompt: str) -> list[Candidate]:
         """The finished programs, best first. Each step grows every program of the beam by each
-        admissible op; the `shortlist` whose canonical questions are nearest the question
-        (MiniLM cosine) get the LM's log-probability of their new line after the prompt and
-        their parent's lines, and the best `beam` by `combined` go on. Count is tried only when
-        the question asks how many."""
+        admissible op; the `shortlist` that fit the question best (`nearness`) get the LM's
+        log-probability of their new line after the prompt and their parent's lines (with
+        `lm_weight`), and the best `beam` go on. Count is tried only when the question asks
+        how many."""
         opts, topics = self.options, set(linked.entities)
-        question = self.embedder.encode_queries([linked.masked()])[0]
+        question = self.asked(linked)
         cue = cues(linked.question)
         starts = [Find(name=e) for e in linked.entities] or concept_starts(self.kb,
                                                                           linked.question)
@@ -256,7 +274,7 @@ class Reasoner:
                         grown.append((parent, Candidate(child, _text(child), answer, done)))
             if not grown:
                 break
-            nears = self.nearness([c.node for _, c in grown], linked, question)
+            nears = self.nearness([c.node for _, c in grown], question)
             grown = sorted(((p, replace(c, near=near)) for (p, c), near in zip(
                 grown, nears, strict=True)), key=lambda pc: -pc[1].near)[:opts.shortlist]
             scored = []
@@ -273,7 +291,7 @@ class Reasoner:
         finished = answer_kind(cue, finished, lambda c: c.node.op)
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
 
-    def _pairs(self, linked: Linked, cue: Cues, question) -> list[Candidate]:
+    def _pairs(self, linked: Linked, cue: Cues, question: Asked) -> list[Candidate]:
         """The finished programs over two named entities (their relation, and which has the
         greater quantity when the question compares), with their nearness."""
         found = []
@@ -284,30 +302,27 @@ class Reasoner:
                     found.append(Candidate(node, _text(node), answer, True))
         if not found:
             return []
-        nears = self.nearness([c.node for c in found], linked, question)
+        nears = self.nearness([c.node for c in found], question)
         return [replace(c, near=near, score=near) for c, near in zip(found, nears, strict=True)]
 
-    def nearness(self, nodes: list[Node], linked: Linked, question) -> list[float]:
+    def nearness(self, nodes: list[Node], question: Asked) -> list[float]:
         """How well each program fits the question (llm/byokg_fit.py): the MiniLM cosine of
-        its masked canonical question with the question's vector `question`, plus `coverage`
+        its masked canonical question with the masked question, plus `coverage`
         times the word-level coverage, `order_weight` times the word order's agreement and
         `type_weight` times the answer type's match, less `hop_cost` for each relation
         followed."""
         opts, encode = self.options, self.embedder.encode_queries
-        masked = linked.masked()
-        asked = fit.asked_type(masked)
-        said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
-        readings = [reading(n, linked.entities, self.noun) for n in nodes]
+        readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
-            similarity = fit.similarity(said, fit.content_words(text), encode)
-            score = (float(vector @ question) - opts.hop_cost * fit.hops(node)
+            similarity = fit.similarity(list(question.words), fit.content_words(text), encode)
+            score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
             returned = fit.answer_type(node if node.op in FINISHING else QueryName(input=node),
                                        self.noun)
-            if opts.type_weight and asked and returned:
-                pair = encode([asked, returned])
+            if opts.type_weight and question.type and returned:
+                pair = encode([question.type, returned])
                 score += opts.type_weight * float(pair[0] @ pair[1])
             scores.append(score)
         return scores

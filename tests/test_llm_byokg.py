@@ -87,11 +87,10 @@ def test_fit_counts_hops_and_reads_the_asked_type():
 
     kb = load_kb(EXAMPLE)
     reasoner = Reasoner(kb, lm=None, demos=[], options=ByokgOptions())
-    linked = link("Who is the father of LeBron James Jr.?", kb)
-    question = reasoner.embedder.encode_queries([linked.masked()])[0]
+    question = reasoner.asked(link("Who is the father of LeBron James Jr.?", kb))
     start = Find(name="LeBron James Jr.")
     father = Relate(input=start, relation="father", direction="forward")
     twice = Relate(input=father, relation="child", direction="forward")
     height = QueryAttr(input=start, key="height")
-    one, two, attr = reasoner.nearness([father, twice, height], linked, question)
+    one, two, attr = reasoner.nearness([father, twice, height], question)
     assert one > two and one > attr
