@@ -104,7 +104,8 @@ class Settings:
     folder; `reuse`: reuse the program of a pool question phrased the same way;
     `leave_template_out`: leave each question's own template out of the pool (evaluation);
     `options`: the front end's own options object, which overrides the switches above;
-    `pool`: a demonstration pool file to use instead of the KB's own (explored) pool.
+    `pool`: a demonstration pool file to use instead of the KB's own (explored) pool;
+    `rerank`: byokg: the LM rescores the search's best programs.
     """
 
     lm: Any = "embedded"
@@ -114,6 +115,7 @@ class Settings:
     leave_template_out: bool = False
     options: Any = None
     pool: str | None = None
+    rerank: bool = False
 
 
 @runtime_checkable

@@ -68,7 +68,7 @@ def test_count_is_searched_only_when_the_question_asks_how_many():
 def test_questions_about_what_the_kb_lacks_say_nothing_found():
     """tests/fixtures/absent_questions.jsonl: keys, relations and entities the periodic-table
     and example KBs do not hold. The search alone (no LM) says "nothing found" for most; the
-    rest get a wrong answer, which is why the bar is not all of them (11 of 18 on dev)."""
+    rest get a wrong answer, which is why the bar is not all of them (13 of 18 on dev)."""
     import json
 
     fixtures = EXAMPLE.parent.parent
@@ -78,7 +78,7 @@ def test_questions_about_what_the_kb_lacks_say_nothing_found():
         case = json.loads(line)
         compiled = frontend.compile(case["question"], load_kb(fixtures / case["kb"]))
         said.append(not compiled.answers and compiled.error.startswith("nothing found"))
-    assert len(said) == 18 and sum(said) >= 10, said
+    assert len(said) == 18 and sum(said) >= 12, said
 
 
 def test_fit_counts_hops_and_reads_the_asked_type():

@@ -1,5 +1,5 @@
 """The BYOKG front end on the official KoPL example KBs (tests/fixtures/kopl), with the embedded
-LM rescoring the search's best programs and no response cache: attributes, relations either
+LM rescoring the search's best programs (`rerank`) and no response cache: attributes, relations either
 way, a yes/no question, counts and a comparison of two named players
 (tests/fixtures/kopl/example_questions.jsonl; answers read off the KB files by hand)."""
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("private_caches")
 
 @pytest.fixture(scope="module")
 def frontend():
-    return open_frontend("byokg", Settings(reuse=False, response_cache="off"))
+    return open_frontend("byokg", Settings(reuse=False, response_cache="off", rerank=True))
 
 
 @pytest.mark.parametrize("case", QUESTIONS, ids=[q["question"] for q in QUESTIONS])

@@ -65,11 +65,14 @@ def _frontend_flags(sub) -> None:
     sub.add_argument("--pool", help="llm, byokg, agent: demonstration pool file (a `koplc explore` "
                      "pool or a MetaQA-style TSV) instead of the KB's own pool, which is "
                      "explored on first use and cached")
+    sub.add_argument("--rerank", action="store_true",
+                     help="byokg: the LM rescores the search's three best programs (BYOKG's "
+                     "inverse-consistency rerank, alpha 0.5)")
 
 
 def _settings(args) -> dict:
     settings = {"lm": args.lm, "response_cache": args.response_cache, "model": args.model,
-                "reuse": not args.no_reuse, "pool": args.pool}
+                "reuse": not args.no_reuse, "pool": args.pool, "rerank": args.rerank}
     return {**settings, "leave_template_out": getattr(args, "leave_template_out", False)}
 
 
