@@ -50,7 +50,7 @@ from koplc.llm.byokg_ops import (
     pair_ops,
     unit_said,
 )
-from koplc.llm.demos import DemoSelector, calls_of
+from koplc.llm.demos import Demo, DemoSelector, calls_of
 from koplc.llm.prompt import PromptBuilder
 from koplc.llm.scoring import inverse_consistency
 
@@ -307,6 +307,19 @@ class Reasoner:
             return []
         nears = self.nearness([c.node for c in found], question)
         return [replace(c, near=near, score=near) for c, near in zip(found, nears, strict=True)]
+
+    def demonstrations(self, linked: Linked, n: int, within: float = 0.15) -> list[Demo]:
+        """At most `n` programs that fit the question best, within `within` of the best fit,
+        each as a demonstration on the question's own entities (its canonical question and
+        steps), the best last: what the LLM front end's prompt shows with
+        `demos="searched"` (a 270M model copies a worse program shown beside the best)."""
+        found = self.search(linked, "")
+        shown = []
+        for c in [c for c in found if c.near >= found[0].near - within][:n]:
+            names = tuple(dict.fromkeys(m.name for _, m in c.node.walk() if m.op == "Find"))
+            shown.append(Demo(canonical_question(c.node, self.noun), names,
+                              steps_syntax.print_program(c.node)))
+        return shown[::-1]
 
     def nearness(self, nodes: list[Node], question: Asked) -> list[float]:
         """How well each program fits the question (llm/byokg_fit.py): the MiniLM cosine of

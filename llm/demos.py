@@ -20,12 +20,14 @@ from koplc.llm.model_cache import cache_root
 
 @dataclass(frozen=True)
 class Demo:
-    """One demonstration: question, its entities, its program in steps, and its template."""
+    """One demonstration: question, its entities, its program in steps, and its template;
+    `explored` when the question was made for an explored program (not written by a person)."""
 
     question: str
     entities: tuple[str, ...]
     program: str
     template: str = ""
+    explored: bool = False
 
     def text(self) -> str:
         """The demonstration as the prompt shows it: the program one call a line, without the

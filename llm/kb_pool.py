@@ -19,7 +19,7 @@ def entry_demos(entries: list[PoolEntry]) -> list[Demo]:
         names = tuple(dict.fromkeys(n.name for _, n in entry.program.walk() if n.op == "Find"))
         for question in entry.questions:
             demos.append(Demo(question.text, names, entry.steps,
-                              masked_template(question.text, names)))
+                              masked_template(question.text, names), explored=True))
     return demos
 
 

@@ -79,7 +79,9 @@ def link(question: str, kb) -> Linked:
             found.append((start, start + len(span), name))
             taken |= set(range(i, i + size))
     found.sort()
-    concepts = tuple(c for c in kb.concept_names() if f" {c} " in f" {text.lower()} ")
+    lower = text.lower()
+    concepts = tuple(c for c in kb.concept_names()
+                     if c and re.search(rf"(?<!\w){re.escape(c.lower())}(?!\w)", lower))
     return Linked(text, tuple(dict.fromkeys(n for _, _, n in found)), concepts,
                   tuple((s, e) for s, e, _ in found))
 
