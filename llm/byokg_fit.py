@@ -70,9 +70,9 @@ def asked_type(question: str) -> str | None:
     ...                          "what was the release year of ENT", "how many films")]
     ['types', 'person', 'release year', 'number']
     """
-    tokens = re.findall(r"[a-z]+", question.replace("ENT", " ").lower())
-    if "how" in tokens and "many" in tokens:
+    if asks_count(question):
         return "number"
+    tokens = re.findall(r"[a-z]+", question.replace("ENT", " ").lower())
     for i, token in enumerate(tokens):
         if token in ("what", "which"):
             rest = tokens[i + 1:]
@@ -89,6 +89,15 @@ def asked_type(question: str) -> str | None:
         if token in _WH:
             return _WH[token]
     return None
+
+
+def asks_count(question: str) -> bool:
+    """Whether the question says "how many" anywhere ("Tell me how many films ENT directed").
+
+    >>> asks_count("Tell me how many films ENT directed"), asks_count("Who wrote ENT?")
+    (True, False)
+    """
+    return re.search(r"\bhow\s+many\b", question, re.IGNORECASE) is not None
 
 
 def answer_type(node: Node, noun) -> str | None:
