@@ -58,8 +58,8 @@ from koplc.llm.scoring import inverse_consistency
 class ByokgOptions:
     """The search's knobs. With `rerank`, the LM rescores the best finished programs
     (BYOKG's inverse-consistency rerank); it is off by default, since on MetaQA dev the 270M
-    embedded model's rescoring never righted a program the fit ranked wrong and wronged 11 of
-    100 at 2 hops (README), but a stronger LM (`--lm URL`) may do better. `demos` is
+    embedded model's rescoring never righted a program the fit ranked wrong and wronged 4 of
+    the first 100 at 3 hops (README), but a stronger LM (`--lm URL`) may do better. `demos` is
     "retrieved", "random" or "none" (zero-shot): the rerank's prompt's demonstrations.
     `coverage`, `type_weight`, `order_weight` and `hop_cost` weigh the word-level terms of a
     program's fit (Reasoner.nearness); below `min_fit` for every program, the question is
@@ -307,12 +307,12 @@ class Reasoner:
         nears = self.nearness([c.node for c in found], question)
         return [replace(c, near=near, score=near) for c, near in zip(found, nears, strict=True)]
 
-    def demonstrations(self, linked: Linked, n: int, within: float = 0.15) -> list[Demo]:
-        """At most `n` programs that fit the question best, within `within` of the best fit,
-        each as a demonstration on the question's own entities (its canonical question and
-        steps), the best last: what the LLM front end's prompt shows with
-        `demos="searched"` (a 270M model copies a worse program shown beside the best)."""
-        found = self.search(linked, "")
+    def demonstrations(self, linked: Linked, found: list[Candidate], n: int,
+                       within: float = 0.15) -> list[Demo]:
+        """At most `n` of the search's programs `found` that fit the question best, within
+        `within` of the best fit, each as a demonstration on the question's own entities (its
+        canonical question and steps), the best last: what the LLM front end's prompt shows
+        with `demos="searched"` (a 270M model copies a worse program shown beside the best)."""
         shown = []
         for c in [c for c in found if c.near >= found[0].near - within][:n]:
             names = tuple(dict.fromkeys(m.name for _, m in c.node.walk() if m.op == "Find"))

@@ -52,6 +52,9 @@ class CompileOptions:
     exclude_template: str | None = None
     reuse: bool = True  # case reuse, and adapted demonstrations as fallback candidates
     repair: bool = True
+    # With searched demonstrations: a chosen program that fits the question this much worse
+    # than the search's best (or no answering program) gives way to that best ("search").
+    fit_margin: float = 0.05
 
 
 @dataclass
@@ -59,7 +62,8 @@ class Attempt:
     """One generated program through the stages; `failed` names the first stage that failed."""
 
     raw: str
-    source: str = "greedy"  # reuse, greedy, grammar, sample, adapted, repair or answer-type
+    # reuse, greedy, grammar, sample, adapted, repair, answer-type or search
+    source: str = "greedy"
     program: str | None = None
     parsed: object = None
     grounded: str | None = None
@@ -136,12 +140,17 @@ class Compiler:
                          "names no entity or concept the KB has")
         seconds = {"link": time.perf_counter() - clock, "generation": 0.0, "grounding": 0.0,
                    "execution": 0.0}
+        clock = time.perf_counter()
+        searched = self._search(linked, opts)
+        seconds["search"] = time.perf_counter() - clock
         twin, reused = self._reuse(linked, opts, seconds)
         if reused is not None and reused.answer:
+            attempts = [reused]
+            chosen = self._fit_search(attempts, 0, linked, searched, opts, seconds)
             return Trace(linked.question, list(linked.entities), list(linked.concepts),
-                         [twin.question], [reused], 0, seconds)
+                         [twin.question], attempts, chosen, seconds)
         clock = time.perf_counter()
-        demos = self._demos(linked, opts)
+        demos = self._demos(linked, opts, searched)
         prompt = self.builder.build(linked, demos)
         seconds["prompt"] = time.perf_counter() - clock
         grammar = self.grammar if opts.grammar == "always" else None
@@ -175,19 +184,34 @@ class Compiler:
             chosen = self._repair(attempts, linked.question, prompt, seconds)
         if chosen is not None and opts.repair:
             chosen = self._fit_answer_type(attempts, chosen, linked, opts, seconds)
+        chosen = self._fit_search(attempts, chosen, linked, searched, opts, seconds)
         if reused is not None:
             attempts.append(reused)  # kept for --explain, after the generated ones
         return Trace(linked.question, list(linked.entities), list(linked.concepts),
                      [d.question for d in demos], attempts, chosen, seconds)
 
-    def _demos(self, linked, opts: CompileOptions) -> list:
+    def _mode(self, opts: CompileOptions) -> str:
+        if opts.demos == "auto":
+            return "dynamic" if self.curated else "searched"
+        return opts.demos
+
+    def _search(self, linked, opts: CompileOptions) -> list:
+        """The BYOKG search's programs for the question, best first, when the demonstrations
+        are searched (else none)."""
+        if self._mode(opts) != "searched":
+            return []
+        if self._searcher is None:
+            from koplc.llm.byokg import ByokgOptions, Reasoner
+
+            self._searcher = Reasoner(self.kb, None, [], ByokgOptions(demos="none"))
+        return self._searcher.search(linked, "")
+
+    def _demos(self, linked, opts: CompileOptions, searched: list) -> list:
         """The prompt's demonstrations (CompileOptions.demos): the pool's nearest to the
-        question (entities masked), or the fixed set without a pool; when searched, the BYOKG
+        question (entities masked), or the fixed set without a pool; when searched, the
         search's near-best programs on the question's own entities come after (nearest the
         question), the pool's filling the rest."""
-        mode = opts.demos
-        if mode == "auto":
-            mode = "dynamic" if self.curated else "searched"
+        mode = self._mode(opts)
         if self.selector is None:
             pool = list(FIXED[: opts.n_demos]) if mode != "searched" else []
         elif mode == "fixed":
@@ -196,13 +220,29 @@ class Compiler:
             pool = self.selector.nearest(linked.masked(), opts.n_demos, opts.exclude_template)
         if mode != "searched":
             return pool
-        if self._searcher is None:
-            from koplc.llm.byokg import ByokgOptions, Reasoner
+        shown = self._searcher.demonstrations(linked, searched, opts.n_demos)
+        rest = opts.n_demos - len(shown)
+        return (pool[-rest:] if rest else []) + shown
 
-            self._searcher = Reasoner(self.kb, None, [], ByokgOptions(demos="none"))
-        found = self._searcher.demonstrations(linked, opts.n_demos)
-        rest = opts.n_demos - len(found)
-        return (pool[-rest:] if rest else []) + found
+    def _fit_search(self, attempts: list[Attempt], chosen: int | None, linked, searched,
+                    opts: CompileOptions, seconds) -> int | None:
+        """The search's check on the model: when no program answers, or the chosen one fits
+        the question (Reasoner.nearness) more than `fit_margin` worse than the search's best,
+        the search's best is run instead (the 270M model often adds a hop to a program it was
+        shown, or stops at a relation)."""
+        if not searched or not opts.repair:
+            return chosen
+        if chosen is not None:
+            node = attempts[chosen].node
+            asked = self._searcher.asked(linked)
+            if self._searcher.nearness([node], asked)[0] >= searched[0].near - opts.fit_margin:
+                return chosen
+        best = steps_syntax.print_program(searched[0].node)
+        attempt = self._run(calls_of(best), linked, replace(opts, quack=False), seconds)
+        if not attempt.answer:
+            return chosen
+        attempts.append(replace(attempt, source="search"))
+        return len(attempts) - 1
 
     def _reuse(self, linked, opts: CompileOptions, seconds):
         """Case reuse: when the pool holds a question phrased exactly like this one (entities
