@@ -14,18 +14,20 @@ import re
 
 from koplc.kopl.ir import Count, Node
 
-_HOW_MANY = re.compile(r"^\W*(?:and\s+|so\s+)?how\s+many\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)
 
 
 def asks_how_many(question: str) -> bool:
-    """Whether the question asks for a count.
+    """Whether the question asks for a count: it says "how many" anywhere.
 
     >>> asks_how_many("How many films did Sofia Coppola direct?")
+    True
+    >>> asks_how_many("Tell me how many films Sofia Coppola directed")
     True
     >>> asks_how_many("which films did Sofia Coppola direct")
     False
     """
-    return bool(_HOW_MANY.match(question))
+    return _HOW_MANY.search(question) is not None
 
 
 def counted(node: Node, question: str) -> Node | None:

@@ -39,6 +39,7 @@ from koplc.kopl.ir import (
 )
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm import byokg_fit as fit
+from koplc.llm.answer_type import asks_how_many
 from koplc.llm.byokg_ops import (
     Cues,
     answer_kind,
@@ -262,7 +263,7 @@ class Reasoner:
         if self.options.lm_weight:
             beam = [replace(c, lm=self.lm.score(prompt, c.text + "\n")) for c in beam]
         finished = self._pairs(linked, cue, question)
-        counts, size = fit.asks_count(linked.question), max(len(linked.question), 1)
+        counts, size = asks_how_many(linked.question), max(len(linked.question), 1)
         for step in range(opts.max_steps):
             grown = []
             for parent in beam:

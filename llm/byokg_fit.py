@@ -20,6 +20,7 @@ import numpy as np
 
 from koplc.kopl.exploration.readings import words
 from koplc.kopl.ir import Node
+from koplc.llm.answer_type import asks_how_many
 
 _STOP = frozenset(
     "a an the of by is are was were be been do does did what which whom whose how that this "
@@ -70,7 +71,7 @@ def asked_type(question: str) -> str | None:
     ...                          "what was the release year of ENT", "how many films")]
     ['types', 'person', 'release year', 'number']
     """
-    if asks_count(question):
+    if asks_how_many(question):
         return "number"
     tokens = re.findall(r"[a-z]+", question.replace("ENT", " ").lower())
     for i, token in enumerate(tokens):
@@ -89,15 +90,6 @@ def asked_type(question: str) -> str | None:
         if token in _WH:
             return _WH[token]
     return None
-
-
-def asks_count(question: str) -> bool:
-    """Whether the question says "how many" anywhere ("Tell me how many films ENT directed").
-
-    >>> asks_count("Tell me how many films ENT directed"), asks_count("Who wrote ENT?")
-    (True, False)
-    """
-    return re.search(r"\bhow\s+many\b", question, re.IGNORECASE) is not None
 
 
 def answer_type(node: Node, noun) -> str | None:
