@@ -51,6 +51,7 @@ from koplc.llm.byokg_ops import (
     unit_said,
 )
 from koplc.llm.demos import Demo, DemoSelector, calls_of
+from koplc.llm.linking import find_names
 from koplc.llm.prompt import PromptBuilder
 from koplc.llm.scoring import inverse_consistency
 
@@ -316,8 +317,7 @@ class Reasoner:
         with `demos="searched"` (a 270M model copies a worse program shown beside the best)."""
         shown = []
         for c in [c for c in found if c.near >= found[0].near - within][:n]:
-            names = tuple(dict.fromkeys(m.name for _, m in c.node.walk() if m.op == "Find"))
-            shown.append(Demo(canonical_question(c.node, self.noun), names,
+            shown.append(Demo(canonical_question(c.node, self.noun), find_names(c.node),
                               steps_syntax.print_program(c.node)))
         return shown[::-1]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from koplc.kopl.exploration import PoolEntry, explore_to_file, pool_for, pool_path, read_pool
 from koplc.llm.demos import Demo
+from koplc.llm.linking import find_names
 
 
 def entry_demos(entries: list[PoolEntry]) -> list[Demo]:
@@ -16,7 +17,7 @@ def entry_demos(entries: list[PoolEntry]) -> list[Demo]:
     with the program's Find names masked (what case reuse matches a linked question against)."""
     demos = []
     for entry in entries:
-        names = tuple(dict.fromkeys(n.name for _, n in entry.program.walk() if n.op == "Find"))
+        names = find_names(entry.program)
         for question in entry.questions:
             demos.append(Demo(question.text, names, entry.steps,
                               masked_template(question.text, names), explored=True))

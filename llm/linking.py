@@ -28,7 +28,7 @@ def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
     changes: list[dict] = []
     # A question word the linker passed over (say "cast") may still be a KB name; it is kept
     # only beside a Find of a linked entity, never instead of all of them.
-    anchored = bool(find_names(program) & set(linked.entities))
+    anchored = bool(set(find_names(program)) & set(linked.entities))
 
     def visit(node, expected):
         if node.op != "Find" or not linked.entities or node.name in linked.entities \
@@ -45,6 +45,6 @@ def repair_finds(program, linked: Linked) -> tuple[object, list[dict]]:
     return new, changes
 
 
-def find_names(node) -> set[str]:
-    """The names a program's Find steps start from."""
-    return {n.name for _, n in node.walk() if n.op == "Find"}
+def find_names(node) -> tuple[str, ...]:
+    """The names a program's Find steps start from, each once, in the program's order."""
+    return tuple(dict.fromkeys(n.name for _, n in node.walk() if n.op == "Find"))

@@ -323,7 +323,7 @@ class Compiler:
         if attempt.answer is not None and self_related(node):
             attempt.error = "the program asks how an entity relates to its own neighbours"
             attempt.answer, attempt.failed = [], "empty"
-        if (attempt.answer is not None and set(attempt.answer) <= find_names(node)
+        if (attempt.answer is not None and set(attempt.answer) <= set(find_names(node))
                 and node.op != "SelectBetween"):  # picking one of the named is its point
             if attempt.answer:
                 attempt.error = "the program answers only the question's own entities"
