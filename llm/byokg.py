@@ -127,10 +127,15 @@ def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = Non
 def fits(node: Node, counts: bool, kb, question: str) -> bool:
     """Whether `node` may be tried: Count only when the question asks how many, and not of a
     named entity alone (that is one); on a how-many question, an attribute only when the
-    question says its unit ("how many kelvin"); no filter right after the same one, nor a
-    relation followed there, back and there again."""
+    question says its unit ("how many kelvin"); no filter by a value of a named entity alone
+    (that is a Verify in disguise: "is the density of Gold above 19" read as the group of Gold
+    whose density is above 19; a concept may still pick among entities of one name, "the movie
+    ENT"), nor a filter right after the same one, nor a relation followed there, back and there
+    again."""
     if node.op == "Count":
         return counts and node.input.op != "Find"
+    if node.op.startswith("Filter") and node.op != "FilterConcept" and node.input.op == "Find":
+        return False
     if node.op == "QueryAttr" and counts:
         return unit_said(kb, node.key, question)
     if node.op == "Relate" and _bounces(node):

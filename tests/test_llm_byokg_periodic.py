@@ -51,3 +51,16 @@ def test_front_end_with_the_lm_answers_four_of_five_kinds():
     by_kind = _correct_by_kind(open_frontend("byokg", Settings(rerank=True)),
                                list(first.values()))
     assert len(by_kind) == 5 and sum(sum(v) for v in by_kind.values()) >= 4, dict(by_kind)
+
+
+def test_a_stated_number_without_its_unit_is_verified_not_filtered():
+    """"Is the density of Gold greater than 19?" once fitted best as the group of Gold whose
+    density is above 19 g/cm³, verified against 19 ("no"): a filter by a value of a named
+    entity alone is now left out of the search. Gold's density is 19.3 g/cm³."""
+    kb = load_kb(PERIODIC / "periodic_kb.json")
+    frontend = ByokgFrontEnd(None, options=ByokgOptions(rerank=False), pool=[])
+    compiled = frontend.compile("Is the density of Gold greater than 19?", kb)
+    assert compiled.answers == ("yes",), compiled.to_json()
+    assert compiled.final.op == "VerifyNum" and compiled.final.input.input.op == "Find"
+    below = frontend.compile("Is the density of Gold greater than 20?", kb)
+    assert below.answers == ("no",), below.to_json()
