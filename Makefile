@@ -4,13 +4,13 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-# Two dependencies compile from source. llama.cpp (llm/llama_build.py) is built once per .venv
+# Two dependencies compile from source. llama.cpp (llm/lm/llama_build.py) is built once per .venv
 # with exactly the instruction sets this machine's CPU has and its OS enables (XCR0: a CPU may
 # list AMX that the kernel does not turn on), never through pip's wheel cache; setup's last step
 # decodes a few tokens in a subprocess and, if that dies, installs the portable AVX2 build.
 # The llama-cpp-python version is pinned once, in pyproject.toml. hnswlib is built without
 # -march=native, so its cached wheel is portable.
-LLAMA_BUILD := $(PY) llm/llama_build.py
+LLAMA_BUILD := $(PY) llm/lm/llama_build.py
 export HNSWLIB_NO_NATIVE := 1
 
 # The import rules of DESIGN.md are checked on the package as Python sees it: the folders are

@@ -1,5 +1,5 @@
 """The agent front end on MetaQA's verified dev questions, through the front-end registry and
-`koplc eval`'s machinery (koplc.evaluate, koplc.report): Hits@1, F1 and seconds per hop from its report,
+`koplc eval`'s machinery (koplc.evaluation.evaluate, koplc.evaluation.report): Hits@1, F1 and seconds per hop from its report,
 plus what the report does not hold for an agent: rounds per question, and for each wrong
 answer the turn and tool where the dialog left the gold program.
 
@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from koplc.evaluate import evaluate_questions, read_gold_questions, report_of
+from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
 from koplc.frontends import open_frontend
 from koplc.kopl.frontend import Settings
 from koplc.kopl.kb.cache import load_kb
@@ -23,9 +23,9 @@ from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.agent.dialog import parse_action
 from koplc.llm.agent.frontend import AgentSettings
 from koplc.llm.agent.loop import AgentOptions
-from koplc.llm.defaults import default_dev_folder, default_kb_path
-from koplc.llm.demos import calls_of
-from koplc.report import write_report
+from koplc.llm.lm.defaults import default_dev_folder, default_kb_path
+from koplc.llm.symkgqa.demos import calls_of
+from koplc.evaluation.report import write_report
 
 
 def main() -> None:

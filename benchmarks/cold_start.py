@@ -43,9 +43,9 @@ print(time.perf_counter() - t)""",
 PREFIX = """
 import sys, time
 from koplc import api
-from koplc.llm.lm import LlamaCppLM
-from koplc.llm.prompt import PromptBuilder
-from koplc.llm import kept_prefix
+from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.symkgqa.prompt import PromptBuilder
+from koplc.llm.lm import kept_prefix
 prefix = PromptBuilder.for_kb(api.load_kb(api.default_kb_path())).prefix
 lm = LlamaCppLM()
 if sys.argv[1] == "read":

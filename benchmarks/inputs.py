@@ -25,14 +25,14 @@ def require(*paths: Path) -> None:
 
 def metaqa_kb() -> Path:
     """The MetaQA KB shipped in the package (kb.txt triples), unpacked into the cache."""
-    from koplc.llm.defaults import default_kb_path
+    from koplc.llm.lm.defaults import default_kb_path
 
     return default_kb_path()
 
 
 def metaqa_dev_folder() -> Path:
     """The folder of MetaQA's verified dev questions (shipped in the package)."""
-    from koplc.llm.defaults import default_dev_folder
+    from koplc.llm.lm.defaults import default_dev_folder
 
     return default_dev_folder()
 

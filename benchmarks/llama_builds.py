@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from koplc.llm import llama_build
+from koplc.llm.lm import llama_build
 
 HERE = Path(__file__).resolve().parent
 
@@ -51,7 +51,7 @@ def measure(variant: str, out: Path, args, run: int) -> dict:
     site = out / variant / "site"
     compile_into(variant, site)
     where = out / variant / f"run{run}"
-    smoke = run_with(site, [sys.executable, "-m", "koplc.llm.llama_build", "smoke-child",
+    smoke = run_with(site, [sys.executable, "-m", "koplc.llm.lm.llama_build", "smoke-child",
                             str(llama_build.marker_path())])
     if smoke.returncode != 0:
         return {"build": variant, "smoke": f"died ({smoke.returncode})"}

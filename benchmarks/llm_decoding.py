@@ -20,9 +20,9 @@ from tqdm import tqdm
 
 from koplc import api
 from koplc.kopl.grounding.mentions import link
-from koplc.llm.evaluate import dev_questions, percentiles
-from koplc.llm.lm import LlamaCppLM
-from koplc.llm.pipeline import STOP, CompileOptions, hints
+from koplc.evaluation.dev_runs import dev_questions, percentiles
+from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.symkgqa.pipeline import STOP, CompileOptions, hints
 
 
 def summary(values: list[float]) -> dict:

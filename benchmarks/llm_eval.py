@@ -20,12 +20,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from koplc import api
-from koplc.evaluate import evaluate_questions, read_gold_questions, report_of
-from koplc.kopl.scoring import timing
-from koplc.llm.demos import template_of
-from koplc.llm.pipeline import CompileOptions
-from koplc.llm.prompt import PromptBuilder
-from koplc.report import write_report
+from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
+from koplc.evaluation.scoring import timing
+from koplc.llm.symkgqa.demos import template_of
+from koplc.llm.symkgqa.pipeline import CompileOptions
+from koplc.llm.symkgqa.prompt import PromptBuilder
+from koplc.evaluation.report import write_report
 
 HERE = Path(__file__).resolve().parent.parent
 CONFIGS = {
@@ -131,7 +131,7 @@ def prompt_reuse(records: list[dict], kind: str) -> dict:
 
 def reading_speed(lm, text: str) -> float | None:
     """Tokens a second the embedded model reads `text` now; None for other clients."""
-    from koplc.llm.lm import LlamaCppLM
+    from koplc.llm.lm.embedded import LlamaCppLM
 
     return lm.reading_speed(text) if isinstance(lm, LlamaCppLM) else None
 

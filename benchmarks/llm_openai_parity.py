@@ -18,10 +18,10 @@ from inputs import metaqa_dev_folder
 from tqdm import tqdm
 
 from koplc import api
-from koplc.llm.evaluate import dev_questions, evaluate_one
-from koplc.llm.lm import LlamaCppLM
-from koplc.llm.pipeline import CompileOptions
-from koplc.llm.server import local_server
+from koplc.evaluation.dev_runs import dev_questions, evaluate_one
+from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.symkgqa.pipeline import CompileOptions
+from koplc.llm.lm.server import local_server
 
 
 def main() -> None:

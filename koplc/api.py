@@ -246,7 +246,7 @@ def gnn_eval(kb_path: str | Path, model: str | Path, data_files: list) -> dict:
 
 def default_kb_path() -> Path:
     """The MetaQA movie KB shipped with the package, unpacked into the cache on first use."""
-    from koplc.llm.defaults import default_kb_path as path
+    from koplc.llm.lm.defaults import default_kb_path as path
 
     return path()
 
@@ -257,7 +257,7 @@ def open_lm(spec: str = "embedded", response_cache: str | Path | None = None, *,
     a .gguf file, or a local Hugging Face model folder; `response_cache` is a sqlite file of
     cached responses or "off" (default: $KOPLC_RESPONSE_CACHE, else koplc's cache folder);
     `speculative=False` makes a llama.cpp model decode one token per forward pass."""
-    from koplc.llm.defaults import open_lm as open_spec
+    from koplc.llm.lm.defaults import open_lm as open_spec
 
     return open_spec(spec, response_cache, speculative=speculative)
 
@@ -265,8 +265,8 @@ def open_lm(spec: str = "embedded", response_cache: str | Path | None = None, *,
 def compiler(kb_path: str | Path | None = None, lm="embedded", options=None, pool=None):
     """A Compiler for the KB at `kb_path` (default: the shipped MetaQA KB) and an LM (a client
     or a spec for `open_lm`); it keeps the prompt prefix, demonstration pool and indexes."""
-    from koplc.llm.defaults import default_pool
-    from koplc.llm.pipeline import Compiler
+    from koplc.llm.lm.defaults import default_pool
+    from koplc.llm.symkgqa.pipeline import Compiler
 
     client = open_lm(lm) if isinstance(lm, str) else lm  # first: a bad model fails fast
     path = Path(kb_path) if kb_path else default_kb_path()
@@ -337,13 +337,13 @@ def read_questions(path: str | Path) -> list[str]:
 
 
 # Evaluation: a front end on question files with gold answers (MetaQA TSV or JSONL): run by
-# koplc.evaluate, scored by koplc.kopl.scoring, written out by koplc.report.
+# koplc.evaluation.evaluate, scored by koplc.evaluation.scoring, written out by koplc.evaluation.report.
 
 
 def default_metaqa_folder() -> Path:
     """Where `koplc eval` reads the MetaQA dev files when it is given no question file: the
     verified dev questions shipped with koplc, unpacked into the cache on first use."""
-    from koplc.llm.defaults import default_dev_folder
+    from koplc.llm.lm.defaults import default_dev_folder
 
     return default_dev_folder()
 
@@ -362,8 +362,8 @@ def evaluate(files: list, frontend="llm", *, out: str | Path, kb_path: str | Pat
     (MetaQA TSV or JSONL; at most `limit` questions of each kind, spread evenly); writes
     report.json, report.md, report.png and predictions.jsonl into folder `out`. Returns the
     report and the paths written."""
-    from koplc.evaluate import evaluate_questions, read_gold_questions, report_of
-    from koplc.report import write_report
+    from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
+    from koplc.evaluation.report import write_report
 
     questions = read_gold_questions(files, kind, limit)  # a bad file fails before a model loads
     if isinstance(frontend, str):

@@ -17,10 +17,10 @@ from koplc.kopl.frontend import Compiled, FrontEnd, Settings
 from koplc.kopl.ir import Node
 
 FRONTENDS = {
-    "llm": "koplc.llm.frontend",
+    "llm": "koplc.llm.symkgqa.frontend",
     "gnn": "koplc.gnn.frontend",
     "agent": "koplc.llm.agent.frontend",
-    "byokg": "koplc.llm.byokg",
+    "byokg": "koplc.llm.byokg.reasoner",
 }
 
 

@@ -24,7 +24,7 @@ METAQA_KB = "data/metaqa/kb.txt"
 def kb_path(name: str) -> Path:
     """The file of a test KB: METAQA_KB, or an example KB as the conformance cases name it."""
     if name == METAQA_KB:
-        from koplc.llm.defaults import default_kb_path
+        from koplc.llm.lm.defaults import default_kb_path
 
         return default_kb_path()
     return FIXTURES / "kopl" / Path(name).name
@@ -32,7 +32,7 @@ def kb_path(name: str) -> Path:
 
 def metaqa_dev(hop: int) -> Path:
     """MetaQA's verified dev questions of `hop` hops, as shipped in the package."""
-    from koplc.llm.defaults import default_dev_folder
+    from koplc.llm.lm.defaults import default_dev_folder
 
     return default_dev_folder() / f"qa_{hop}hop_dev.tsv"
 

@@ -16,9 +16,9 @@ from koplc.llm.agent.frontend import read_demos
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun, allowed_actions
 from koplc.llm.agent.memory import DialogMemory
 from koplc.llm.agent.tools import Tools
-from koplc.llm.lm import LlamaCppLM
-from koplc.llm.openai_lm import OpenAICompatibleLM
-from koplc.llm.server import local_server
+from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.lm.openai_lm import OpenAICompatibleLM
+from koplc.llm.lm.server import local_server
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DEMOS = read_demos(FIXTURES / "agent" / "example_demos.jsonl")

@@ -13,14 +13,14 @@ import pytest
 
 from gnn_fixtures import KB, tiny_model
 from koplc import api, cli
-from koplc.evaluate import evaluate_questions, read_gold_questions, report_of
+from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.frontend import Compiled, FrontEnd, Provenance
 from koplc.kopl.ir import Find, QueryName, Relate
-from koplc.kopl.question_files import read_question_file, spread
-from koplc.kopl.scoring import score, summarize
+from koplc.evaluation.question_files import read_question_file, spread
+from koplc.evaluation.scoring import score, summarize
 from koplc.kopl.types import Direction
-from koplc.report import PLOT_DPI, PLOT_SIZE, write_report
+from koplc.evaluation.report import PLOT_DPI, PLOT_SIZE, write_report
 
 QUESTIONS = Path(__file__).resolve().parent / "fixtures" / "eval" / "questions.jsonl"
 REPORT_FILES = {"report.json", "report.md", "report.png", "predictions.jsonl"}

@@ -12,7 +12,7 @@ from koplc.kopl.datasets.metaqa import gold_program, hops_of, read_questions, sc
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.triples import load_pipe_triples
 
-HOPS = {1: 9477, 2: 14872, 3: 7486}  # verified dev questions per hop (llm/data/README.md)
+HOPS = {1: 9477, 2: 14872, 3: 7486}  # verified dev questions per hop (kopl/datasets/data/README.md)
 
 
 @pytest.fixture(scope="module")

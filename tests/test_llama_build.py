@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from koplc.kopl.errors import KoplcError
-from koplc.llm import llama_adapter, llama_build
-from koplc.llm.llama_build import (
+from koplc.llm.lm import llama_adapter
+from koplc.llm.lm import llama_build
+from koplc.llm.lm.llama_build import (
     AMX_STATE,
     AVX512_BASE,
     AVX512_STATE,

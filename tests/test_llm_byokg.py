@@ -11,7 +11,7 @@ from koplc.frontends import open_frontend
 from koplc.kopl.frontend import Settings
 from koplc.kopl.ir import Count, Find, QueryAttr, Relate
 from koplc.kopl.kb.cache import load_kb
-from koplc.llm.byokg import ByokgOptions, admissible, expansions
+from koplc.llm.byokg.reasoner import ByokgOptions, admissible, expansions
 
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
 
@@ -43,7 +43,7 @@ def test_how_tall_answers_the_height():
 
 def test_readings_mask_the_question_entities():
     from koplc.kopl.ir import QueryName
-    from koplc.llm.byokg import reading
+    from koplc.llm.byokg.reasoner import reading
 
     node = Relate(input=Find(name="LeBron James"), relation="child", direction="forward")
     assert reading(node, ("LeBron James",)) == reading(QueryName(input=node), ("LeBron James",))
@@ -53,7 +53,7 @@ def test_readings_mask_the_question_entities():
 
 def test_count_is_searched_only_when_the_question_asks_how_many():
     from koplc.kopl.grounding.mentions import link
-    from koplc.llm.byokg import Reasoner
+    from koplc.llm.byokg.reasoner import Reasoner
 
     kb = load_kb(EXAMPLE)
     reasoner = Reasoner(kb, lm=None, demos=[], options=ByokgOptions(lm_weight=0, max_steps=2))
@@ -83,7 +83,7 @@ def test_questions_about_what_the_kb_lacks_say_nothing_found():
 
 def test_fit_counts_hops_and_reads_the_asked_type():
     from koplc.kopl.grounding.mentions import link
-    from koplc.llm.byokg import Reasoner
+    from koplc.llm.byokg.reasoner import Reasoner
 
     kb = load_kb(EXAMPLE)
     reasoner = Reasoner(kb, lm=None, demos=[], options=ByokgOptions())

@@ -10,8 +10,8 @@ import json
 import pytest
 
 from koplc.kopl.kb.cache import load_kb
-from koplc.llm import byokg_fit as fit
-from koplc.llm.byokg import ByokgFrontEnd, ByokgOptions
+from koplc.llm.byokg import fit
+from koplc.llm.byokg.reasoner import ByokgFrontEnd, ByokgOptions
 
 pytestmark = pytest.mark.usefixtures("private_caches")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from koplc.evaluate import evaluate_questions, read_gold_questions
+from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions
 from koplc.kopl.kb.cache import load_kb
-from koplc.llm.byokg import ByokgFrontEnd, ByokgOptions
+from koplc.llm.byokg.reasoner import ByokgFrontEnd, ByokgOptions
 
 PERIODIC = Path(__file__).resolve().parent / "fixtures" / "periodic"
 

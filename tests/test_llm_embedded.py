@@ -10,9 +10,9 @@ import pytest
 
 from koplc import api, cli
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.demos import steps_of
-from koplc.llm.lm import LlamaCppLM
-from koplc.llm.pipeline import CompileOptions
+from koplc.llm.symkgqa.demos import steps_of
+from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.symkgqa.pipeline import CompileOptions
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "question.txt"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from koplc import api
-from koplc.evaluate import evaluate_questions, read_gold_questions
+from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLE = FIXTURES / "kopl" / "example_kb.json"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from koplc.kopl.exploration import pool_path, read_pool
 from koplc.kopl.kb.cache import load_kb
-from koplc.llm.catalogue import ops_for_kb
-from koplc.llm.kb_pool import demos_for_kb, read_demos
-from koplc.llm.prompt import PromptBuilder, instructions
+from koplc.llm.symkgqa.catalogue import ops_for_kb
+from koplc.llm.symkgqa.kb_pool import demos_for_kb, read_demos
+from koplc.llm.symkgqa.prompt import PromptBuilder, instructions
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLE = FIXTURES / "kopl" / "example_kb.json"

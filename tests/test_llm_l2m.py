@@ -9,7 +9,7 @@ import pytest
 
 from koplc.kopl.exploration import ExploreOptions, explore
 from koplc.kopl.kb.cache import load_kb
-from koplc.llm.l2m import sub_programs, with_l2m_questions
+from koplc.llm.byokg.l2m import sub_programs, with_l2m_questions
 
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.usefixtures("private_caches")
 
 
 def test_two_hop_program_gets_a_checked_question():
-    from koplc.llm.defaults import open_lm
+    from koplc.llm.lm.defaults import open_lm
 
     kb = load_kb(EXAMPLE)
     # seed 2 draws "the place of birth of the father of LeBron James Jr." among its first 40

@@ -7,9 +7,9 @@ import pytest
 
 from koplc import cli
 from koplc.kopl.errors import KoplcError
-from koplc.llm.lm import LlamaCppLM
-from koplc.llm.openai_lm import OpenAICompatibleLM
-from koplc.llm.server import free_port, local_server
+from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.lm.openai_lm import OpenAICompatibleLM
+from koplc.llm.lm.server import free_port, local_server
 from llama_reference import reference_score
 
 PROMPT = ("Question: who directed Blade Runner\nEntities: Blade Runner\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from koplc import api
-from koplc.llm.pipeline import CompileOptions, Compiler
+from koplc.llm.symkgqa.pipeline import CompileOptions, Compiler
 
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
 CHILD = "Find(LeBron James)\nRelate(child, forward)\nQueryName()"

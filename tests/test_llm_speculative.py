@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from koplc.llm import speculative
-from koplc.llm.lm import LlamaCppLM
-from koplc.llm.speculative import PromptStates, draft, lookup, resync
+from koplc.llm.lm import speculative
+from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.lm.speculative import PromptStates, draft, lookup, resync
 from llama_reference import reference_score
 
 STOP = ("\nQuestion:", "\n\n")
@@ -195,7 +195,7 @@ def test_reading_speed_reads_the_whole_text_and_leaves_the_context_empty(models,
 
 
 def test_a_kept_prefix_is_read_once_across_processes(models, tmp_path, monkeypatch):
-    from koplc.llm import kept_prefix
+    from koplc.llm.lm import kept_prefix
 
     plain, _ = models
     monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path))

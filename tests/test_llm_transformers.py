@@ -7,7 +7,7 @@ import math
 import pytest
 
 from koplc.kopl.errors import KoplcError
-from koplc.llm.transformers_lm import TransformersLM
+from koplc.llm.lm.transformers_lm import TransformersLM
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,10 @@ from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.registry import OPS
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.catalogue import catalogue, ops_for_kb
-from koplc.llm.demos import FIXED, Demo, metaqa_pool, steps_of, template_key, template_of
-from koplc.llm.gbnf import grammar_for
-from koplc.llm.response_cache import ResponseCache, cached
+from koplc.llm.symkgqa.catalogue import catalogue, ops_for_kb
+from koplc.llm.symkgqa.demos import FIXED, Demo, metaqa_pool, steps_of, template_key, template_of
+from koplc.llm.lm.gbnf import grammar_for
+from koplc.llm.lm.response_cache import ResponseCache, cached
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def test_linking_finds_entities_without_brackets(kb):
 def test_a_find_of_a_question_word_gives_way_to_the_linked_entity(kb):
     from koplc.kopl.grounding.mentions import Linked
     from koplc.kopl.syntax import steps as steps_syntax
-    from koplc.llm.linking import repair_finds
+    from koplc.llm.symkgqa.linking import repair_finds
 
     program = steps_syntax.parse(
         "Step 1: Find(cast)\nStep 2: Relate(has_tags, backward)\nStep 3: QueryName()\nDone").program
@@ -112,7 +112,7 @@ def test_a_find_of_a_question_word_gives_way_to_the_linked_entity(kb):
 def test_pool_has_one_demo_per_template():
     pool = metaqa_pool(api.default_kb_path().parent.parent, pattern="none")
     assert pool == []
-    from koplc.llm.defaults import default_pool
+    from koplc.llm.lm.defaults import default_pool
 
     pool = default_pool()
     assert len(pool) == len({d.template for d in pool}) > 400
@@ -132,7 +132,7 @@ def test_a_demo_adapts_to_another_entity():
 
 
 def test_hints_are_the_demos_programs_for_the_question_nearest_first(kb):
-    from koplc.llm.pipeline import hints
+    from koplc.llm.symkgqa.pipeline import hints
 
     far, near = FIXED[0], FIXED[1]
     linked = link("what genre is Heat", kb)
@@ -154,7 +154,7 @@ class NoGeneration:
 
 
 def test_case_reuse_needs_no_generation(kb):
-    from koplc.llm.pipeline import CompileOptions
+    from koplc.llm.symkgqa.pipeline import CompileOptions
 
     compiler = api.compiler(lm=NoGeneration())
     result = compiler.compile("What movies did Tom Hanks act in?")
@@ -186,7 +186,7 @@ def test_response_cache_round_trips(tmp_path):
 
 
 def test_corrupt_model_cache_is_reported(tmp_path, monkeypatch, capsys):
-    from koplc.llm.model_cache import embedded_model_path
+    from koplc.llm.lm.model_cache import embedded_model_path
 
     monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path))
     (tmp_path / "models").mkdir()
@@ -233,7 +233,7 @@ class PrefersLonger:
 def test_a_name_the_question_says_word_for_word_leads_without_the_lm():
     from koplc.kopl.grounding.choosers import Candidate
     from koplc.kopl.types import ArgKind
-    from koplc.llm.scoring import LMChooser
+    from koplc.llm.lm.scoring import LMChooser
 
     chooser = LMChooser(PrefersLonger())
     candidates = [Candidate("Phantom of the Opera", 1.0), Candidate("The Phantom of the Opera", 0.97)]
@@ -253,7 +253,7 @@ def test_a_name_the_question_says_word_for_word_leads_without_the_lm():
 
 
 def test_a_near_twin_swaps_one_word_for_a_synonym_only():
-    from koplc.llm.demos import Demo, DemoSelector
+    from koplc.llm.symkgqa.demos import Demo, DemoSelector
 
     pool = [Demo("what films did Heat direct", ("Heat",), "Step 1: Find(Heat)\nDone",
                  "what films did ENT direct")]

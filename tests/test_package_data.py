@@ -7,7 +7,7 @@ import pytest
 
 from koplc.kopl.datasets.metaqa import read_questions
 from koplc.kopl.errors import KoplcError
-from koplc.llm.defaults import default_dev_folder, default_kb_path
+from koplc.llm.lm.defaults import default_dev_folder, default_kb_path
 
 
 def test_the_verified_dev_questions_unpack_into_the_cache(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ from koplc.kopl.execution.executor import DEFAULT, execute
 from koplc.kopl.grounding.path_edits import chain_of, edits, neighbours
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.kopl.types import Direction
-from koplc.llm.pipeline import CompileOptions
+from koplc.llm.symkgqa.pipeline import CompileOptions
 
 F, B = Direction.FORWARD, Direction.BACKWARD
 

@@ -1,11 +1,11 @@
-"""Rebuild the MetaQA data shipped in the package (llm/data) from the team's MetaQA files.
+"""Rebuild the MetaQA data shipped in the package (kopl/datasets/data) from the team's MetaQA files.
 
     .venv/bin/python tools/build_metaqa_data.py [METAQA_FOLDER]
 
 METAQA_FOLDER (default: ../shared/data/metaqa beside the checkout) holds full/kb.txt (the whole
 MetaQA movie KB), full/qa_{1,2,3}hop_dev.tsv (the dev questions whose question-type chain over
 it gives exactly the gold answers) and dev_all/qa_{1,2,3}hop_dev_all.tsv (all dev questions).
-Written into llm/data:
+Written into kopl/datasets/data:
 
 - metaqa_kb.txt.gz, metaqa_qa_{1,2,3}hop_dev.tsv.gz: those files, gzip level 9 without a
   time stamp, so that the same input gives the same bytes;
@@ -25,7 +25,7 @@ DATA = REPO / "llm" / "data"
 
 
 def template_of(question: str) -> str:
-    """The question with its [topic] masked (as llm/demos.py's template_of)."""
+    """The question with its [topic] masked (as llm/symkgqa/demos.py's template_of)."""
     start, end = question.index("["), question.index("]")
     return (question[:start] + "ENT" + question[end + 1:]).strip()
 

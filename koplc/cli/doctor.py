@@ -16,7 +16,7 @@ def add_doctor(commands) -> None:
 
 
 def doctor(args) -> int:
-    from koplc.llm.doctor import report
+    from koplc.llm.lm.doctor import report
 
     rows, worked = report(smoke=not args.no_smoke)
     width = max(len(label) for label, _ in rows)

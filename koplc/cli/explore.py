@@ -65,8 +65,8 @@ def _l2m(pool: Path, kb, n: int, lm_name: str, quiet: bool) -> dict:
     import time
 
     from koplc.kopl.exploration import read_pool, write_pool
-    from koplc.llm.defaults import open_lm
-    from koplc.llm.l2m import with_l2m_questions
+    from koplc.llm.lm.defaults import open_lm
+    from koplc.llm.byokg.l2m import with_l2m_questions
 
     entries = read_pool(pool)
     picked = set(range(0, len(entries), max(1, len(entries) // n))[:n])

@@ -35,8 +35,8 @@ def server_state(args):
     from koplc.kopl.frontend import Settings
     from koplc.llm.agent.frontend import AgentFrontEnd, AgentSettings, read_demos
     from koplc.llm.agent.loop import AgentOptions
-    from koplc.llm.defaults import open_lm
-    from koplc.llm.model_cache import cache_root
+    from koplc.llm.lm.defaults import open_lm
+    from koplc.llm.lm.model_cache import cache_root
     from koplc.server import LockedLM, ServerState
 
     kb = api.load_kb(args.kb or api.default_kb_path())

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 from koplc.kopl.registry import lookup
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.demos import calls_of, steps_of
+from koplc.llm.symkgqa.demos import calls_of, steps_of
 
 TOOL_ACTIONS = ("SearchNodes", "SearchGraphPatterns", "ExecuteSPARQL")
 _PLAN_STEP = re.compile(r"[A-Za-z]+\([^()]*\)")

@@ -13,7 +13,7 @@ from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun
 from koplc.llm.agent.memory import DialogMemory
 from koplc.llm.agent.tools import Tools
-from koplc.llm.demos import steps_of
+from koplc.llm.symkgqa.demos import steps_of
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,8 @@ class AgentFrontEnd:
     def _pool(self, kb) -> list:
         """The few-shot front end's demonstrations on `kb`; the shipped MetaQA pool for a KB
         with no file to explore (and so no pool of its own)."""
-        from koplc.llm.defaults import default_pool
-        from koplc.llm.kb_pool import demos_for_kb
+        from koplc.llm.lm.defaults import default_pool
+        from koplc.llm.symkgqa.kb_pool import demos_for_kb
 
         return demos_for_kb(kb, pool_file=self.settings.pool_file) or default_pool()
 
@@ -113,7 +113,7 @@ def _ground(run: AgentRun, program):
 def open_frontend(settings: Settings) -> AgentFrontEnd:
     """The agent front end with the LM of `settings.lm`; `settings.options` may be an
     AgentSettings."""
-    from koplc.llm.defaults import open_lm
+    from koplc.llm.lm.defaults import open_lm
 
     lm = settings.lm
     if isinstance(lm, str):

@@ -36,7 +36,7 @@ from koplc.llm.agent.dialog import (
     thought_for,
 )
 from koplc.llm.agent.memory import DialogMemory
-from koplc.llm.demos import steps_of
+from koplc.llm.symkgqa.demos import steps_of
 
 INSTRUCTIONS = (
     "Answer the question by talking to the knowledge base, one Thought and one Action a turn. "

@@ -15,7 +15,7 @@ import numpy as np
 
 from koplc.kopl.grounding.mentions import link
 from koplc.llm.agent.dialog import Dialog, replay
-from koplc.llm.demos import template_key
+from koplc.llm.symkgqa.demos import template_key
 
 
 @dataclass

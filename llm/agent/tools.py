@@ -279,7 +279,7 @@ def _parse(text: str) -> Node:
     from koplc.kopl.syntax import ir_json
     from koplc.kopl.syntax import nested as nested_syntax
     from koplc.kopl.syntax import steps as steps_syntax
-    from koplc.llm.demos import steps_of
+    from koplc.llm.symkgqa.demos import steps_of
 
     text = str(text).strip()
     if ir_json.looks_like(text):

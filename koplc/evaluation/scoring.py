@@ -16,7 +16,7 @@ from collections import Counter
 from koplc.kopl.datasets.metaqa import f1
 from koplc.kopl.frontend import Compiled
 from koplc.kopl.ir import Node
-from koplc.kopl.question_files import GoldQuestion
+from koplc.evaluation.question_files import GoldQuestion
 
 WRONG_ANSWER = "wrong answer"
 

@@ -1,5 +1,5 @@
 """Running a front end over gold questions: reading the question files, compiling and scoring
-each question, and the report of a run (written out by koplc.report)."""
+each question, and the report of a run (written out by koplc.evaluation.report)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from koplc.kopl.frontend import FrontEnd
-from koplc.kopl.question_files import GoldQuestion, read_question_file, spread
-from koplc.kopl.scoring import score, summarize
+from koplc.evaluation.question_files import GoldQuestion, read_question_file, spread
+from koplc.evaluation.scoring import score, summarize
 from koplc.syntaxes import parse, print_program
 
 
@@ -27,7 +27,7 @@ def read_gold_questions(files: Iterable[str | Path], kind: str | None = None,
 def evaluate_questions(questions: Iterable[GoldQuestion], frontend: FrontEnd, kb, *,
                        progress: bool = False) -> Iterator[dict]:
     """Compile each question with `frontend` on `kb` and score it; yields a record per
-    question (koplc.kopl.scoring.score), with a progress bar when `progress`."""
+    question (koplc.evaluation.scoring.score), with a progress bar when `progress`."""
     if progress:
         from tqdm import tqdm
 

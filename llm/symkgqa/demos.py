@@ -15,7 +15,7 @@ from koplc.kopl.datasets.metaqa import gold_program, read_questions
 from koplc.kopl.grounding.mentions import plain
 from koplc.kopl.registry import info_of
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.model_cache import cache_root
+from koplc.llm.lm.model_cache import cache_root
 
 
 @dataclass(frozen=True)

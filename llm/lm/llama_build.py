@@ -133,7 +133,7 @@ def cmake_args(options: frozenset[str]) -> str:
 def pinned_version() -> str:
     """The one llama-cpp-python version koplc is tested with (pyproject.toml's pin)."""
     requirements: list[str] = []
-    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     if pyproject.is_file():
         extras = tomllib.loads(pyproject.read_text())["project"]["optional-dependencies"]
         requirements = [r for group in extras.values() for r in group]
@@ -198,7 +198,7 @@ def install(force: bool = False) -> None:
 def smoke(marker: Path | None = None, timeout: float = 600) -> tuple[bool, str]:
     """Load the embedded model in a subprocess and decode a few tokens: (worked, what
     happened)."""
-    command = [sys.executable, "-m", "koplc.llm.llama_build", "smoke-child",
+    command = [sys.executable, "-m", "koplc.llm.lm.llama_build", "smoke-child",
                str(marker or marker_path())]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -218,7 +218,7 @@ def smoke_child(marker: Path) -> None:
     variant = (installed_build(marker) or {}).get("variant")
     if os.environ.get(CRASH_ENV) in (variant, "any"):
         ctypes.string_at(0)     # a real segmentation fault, as a faulting kernel would give
-    from koplc.llm.lm import LlamaCppLM
+    from koplc.llm.lm.embedded import LlamaCppLM
 
     plain = LlamaCppLM(n_ctx=512, speculative=False).generate(SMOKE_PROMPT, max_tokens=8)[0]
     fast = LlamaCppLM(n_ctx=512)

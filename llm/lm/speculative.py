@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from koplc.llm import llama_adapter
+from koplc.llm.lm import llama_adapter
 
 # Without a hint, a draft is the text that followed the longest recent match of the last few
 # tokens.

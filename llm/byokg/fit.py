@@ -20,7 +20,7 @@ import numpy as np
 
 from koplc.kopl.exploration.readings import words
 from koplc.kopl.ir import Node
-from koplc.llm.answer_type import asks_how_many
+from koplc.llm.symkgqa.answer_type import asks_how_many
 
 _STOP = frozenset(
     "a an the of by is are was were be been do does did what which whom whose how that this "

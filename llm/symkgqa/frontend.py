@@ -1,4 +1,4 @@
-"""The few-shot LLM front end (llm/pipeline.py) behind the FrontEnd protocol."""
+"""The few-shot LLM front end (llm/symkgqa/pipeline.py) behind the FrontEnd protocol."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import time
 from dataclasses import replace
 
 from koplc.kopl.frontend import Compiled, Provenance, Settings
-from koplc.llm.demos import template_of
-from koplc.llm.pipeline import Attempt, CompileOptions, Compiler, NoLink, Trace
+from koplc.llm.symkgqa.demos import template_of
+from koplc.llm.symkgqa.pipeline import Attempt, CompileOptions, Compiler, NoLink, Trace
 
 
 class LlmFrontEnd:
@@ -37,7 +37,7 @@ class LlmFrontEnd:
         if self._held is None or self._held[0] is not kb:
             pool = self.pool
             if pool is None:
-                from koplc.llm.kb_pool import demos_for_kb
+                from koplc.llm.symkgqa.kb_pool import demos_for_kb
 
                 pool = demos_for_kb(kb, pool_file=self.pool_file)
             self._held = (kb, Compiler(kb, self.lm, kb_path=kb.source or None, pool=pool,
@@ -81,7 +81,7 @@ def _repair_edit(attempt: Attempt) -> str | None:
 def open_frontend(settings: Settings) -> LlmFrontEnd:
     """The LLM front end: the LM of `settings.lm`; the pool of `settings.pool`, else each KB's
     own pool."""
-    from koplc.llm.defaults import open_lm
+    from koplc.llm.lm.defaults import open_lm
 
     lm = settings.lm
     if isinstance(lm, str):

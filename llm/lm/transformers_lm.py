@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from koplc.kopl.errors import KoplcError
-from koplc.llm.response_cache import ResponseCache, cached
+from koplc.llm.lm.response_cache import ResponseCache, cached
 
 
 class TransformersLM:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from koplc.kopl.grounding.choosers import Candidate, LikelihoodChooser
 from koplc.kopl.types import ArgKind
-from koplc.llm.lm import LM
+from koplc.llm.lm.embedded import LM
 
 _KIND_WORDS = {ArgKind.ENTITY: "entity", ArgKind.CONCEPT: "concept",
                ArgKind.RELATION: "relation", ArgKind.ATTRIBUTE: "attribute",

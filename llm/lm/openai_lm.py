@@ -11,7 +11,7 @@ import urllib.request
 from collections.abc import Sequence
 
 from koplc.kopl.errors import KoplcError
-from koplc.llm.response_cache import ResponseCache, cached
+from koplc.llm.lm.response_cache import ResponseCache, cached
 
 
 class OpenAICompatibleLM:

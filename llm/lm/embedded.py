@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from koplc.kopl.errors import KoplcError
-from koplc.llm.response_cache import ResponseCache, cached
+from koplc.llm.lm.response_cache import ResponseCache, cached
 
 
 class LM(Protocol):
@@ -52,7 +52,7 @@ def _quiet():
 
 class LlamaCppLM:
     """A GGUF model in-process via llama-cpp-python. Greedy completions are decoded
-    speculatively (llm/speculative.py): the prompts' KV caches are kept between calls and
+    speculatively (llm/lm/speculative.py): the prompts' KV caches are kept between calls and
     drafts from the hints and the prompt are checked several tokens per forward pass;
     `speculative=False` decodes one token per pass with llama.cpp's own sampler. Scores come
     from the same context, with logits only for the continuation's tokens."""
@@ -60,8 +60,8 @@ class LlamaCppLM:
     def __init__(self, model_path: str | Path | None = None, *, n_threads: int | None = None,
                  n_ctx: int = 4096, seed: int = 0, cache: ResponseCache | None = None,
                  speculative: bool = True):
-        from koplc.llm.model_cache import embedded_model_path
-        from koplc.llm.speculative import PromptStates
+        from koplc.llm.lm.model_cache import embedded_model_path
+        from koplc.llm.lm.speculative import PromptStates
 
         self.path = Path(model_path) if model_path else embedded_model_path()
         self.name = f"llama.cpp:{self.path.name}"
@@ -75,7 +75,7 @@ class LlamaCppLM:
     def _load(self):
         from llama_cpp import Llama
 
-        from koplc.llm.llama_adapter import require_tested_build
+        from koplc.llm.lm.llama_adapter import require_tested_build
 
         require_tested_build()
         try:
@@ -103,7 +103,7 @@ class LlamaCppLM:
                   hints) -> list[str]:
         from llama_cpp import LlamaGrammar
 
-        from koplc.llm import speculative
+        from koplc.llm.lm import speculative
 
         if self._speculates(temperature, grammar):
             try:
@@ -136,7 +136,8 @@ class LlamaCppLM:
         there for the next process."""
         if self._states is None or text == self._kept_prefix:
             return
-        from koplc.llm import kept_prefix, speculative
+        from koplc.llm.lm import kept_prefix
+from koplc.llm.lm import speculative
 
         self._kept_prefix = text
         tokens = self._model.tokenize(text.encode(), add_bos=True)
@@ -152,7 +153,7 @@ class LlamaCppLM:
     def reading_speed(self, text: str, repeats: int = 3) -> float:
         """Tokens a second this machine reads `text` now (median of `repeats` from an empty
         context): how fast the host runs llama.cpp at the moment, for benchmark reports."""
-        from koplc.llm import speculative
+        from koplc.llm.lm import speculative
 
         tokens = self._model.tokenize(text.encode(), add_bos=True)
         seconds = []
@@ -169,7 +170,7 @@ class LlamaCppLM:
         return cached(self.cache, request, lambda: self._score(prompt, continuation))
 
     def _score(self, prompt: str, continuation: str) -> float:
-        from koplc.llm import speculative
+        from koplc.llm.lm import speculative
 
         try:
             return speculative.score(self._model, prompt, continuation, self._states)

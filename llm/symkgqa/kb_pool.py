@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from koplc.kopl.exploration import PoolEntry, explore_to_file, pool_for, pool_path, read_pool
-from koplc.llm.demos import Demo
-from koplc.llm.linking import find_names
+from koplc.llm.symkgqa.demos import Demo
+from koplc.llm.symkgqa.linking import find_names
 
 
 def entry_demos(entries: list[PoolEntry]) -> list[Demo]:
@@ -40,7 +40,7 @@ def read_demos(path: str | Path) -> list[Demo]:
     of questions with their type (the curated pool's format)."""
     path = Path(path)
     if path.suffix == ".tsv":
-        from koplc.llm.demos import metaqa_pool
+        from koplc.llm.symkgqa.demos import metaqa_pool
 
         return metaqa_pool(path.parent, pattern=path.name)
     return entry_demos(read_pool(path))
@@ -73,14 +73,14 @@ def demos_for_kb(kb, *, pool_file: str | Path | None = None, progress: bool = Tr
         return []
     demos = entry_demos(explored_pool(kb, kb.source, progress=progress))
     if _is_shipped_metaqa(kb.source):
-        from koplc.llm.defaults import default_pool
+        from koplc.llm.lm.defaults import default_pool
 
         demos = default_pool() + demos
     return demos
 
 
 def _is_shipped_metaqa(source: str) -> bool:
-    from koplc.llm.defaults import default_kb_path
+    from koplc.llm.lm.defaults import default_kb_path
 
     try:
         return Path(source).resolve() == Path(default_kb_path()).resolve()

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from koplc.kopl.grounding.mentions import Linked
 from koplc.kopl.registry import OpInfo
 from koplc.kopl.types import Type
-from koplc.llm.catalogue import catalogue, ops_for_kb
-from koplc.llm.demos import Demo
+from koplc.llm.symkgqa.catalogue import catalogue, ops_for_kb
+from koplc.llm.symkgqa.demos import Demo
 
 _ANSWERS = {Type.NAMES: "names", Type.COUNT: "how many", Type.VALUES: "an attribute's value",
             Type.QUALIFIER_VALUES: "a qualifier's value", Type.BOOLEAN: "yes or no",

@@ -2,7 +2,7 @@
 programs one op at a time, keeping only expansions the KB answers (non-empty, as in Pangu).
 Each step keeps the k programs that fit the question best: the MiniLM cosine of their
 canonical questions (the explorer's verbaliser, entities masked) with it, and the word-level
-terms of llm/byokg_fit.py (coverage, answer type, word order, a cost per hop); with
+terms of llm/byokg/fit.py (coverage, answer type, word order, a cost per hop); with
 `lm_weight`, the LM's log-probability of each shortlisted program's new line (after the prompt
 of instructions, catalogue, retrieved pool demonstrations and the question) joins that score.
 The best finished programs are rescored by fit + α · log P(program | prompt) + (1 − α) ·
@@ -38,9 +38,9 @@ from koplc.kopl.ir import (
     Relate,
 )
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm import byokg_fit as fit
-from koplc.llm.answer_type import asks_how_many
-from koplc.llm.byokg_ops import (
+from koplc.llm.byokg import fit
+from koplc.llm.symkgqa.answer_type import asks_how_many
+from koplc.llm.byokg.ops import (
     Cues,
     answer_kind,
     concept_starts,
@@ -50,10 +50,10 @@ from koplc.llm.byokg_ops import (
     pair_ops,
     unit_said,
 )
-from koplc.llm.demos import Demo, DemoSelector, calls_of
-from koplc.llm.linking import find_names
-from koplc.llm.prompt import PromptBuilder
-from koplc.llm.scoring import inverse_consistency
+from koplc.llm.symkgqa.demos import Demo, DemoSelector, calls_of
+from koplc.llm.symkgqa.linking import find_names
+from koplc.llm.symkgqa.prompt import PromptBuilder
+from koplc.llm.lm.scoring import inverse_consistency
 
 
 @dataclass(frozen=True)
@@ -327,7 +327,7 @@ class Reasoner:
         return shown[::-1]
 
     def nearness(self, nodes: list[Node], question: Asked) -> list[float]:
-        """How well each program fits the question (llm/byokg_fit.py): the MiniLM cosine of
+        """How well each program fits the question (llm/byokg/fit.py): the MiniLM cosine of
         its masked canonical question with the masked question, plus `coverage`
         times the word-level coverage, `order_weight` times the word order's agreement and
         `type_weight` times the answer type's match, less `hop_cost` for each relation
@@ -391,7 +391,7 @@ class ByokgFrontEnd:
         if self._held is None or self._held[0] is not kb:
             pool, opts = self.pool, self.options
             if pool is None and opts.demos != "none" and (opts.rerank or opts.lm_weight):
-                from koplc.llm.kb_pool import demos_for_kb
+                from koplc.llm.symkgqa.kb_pool import demos_for_kb
 
                 pool = demos_for_kb(kb, pool_file=self.pool_file)
             self._held = (kb, Reasoner(kb, self.lm, pool or [], self.options))
@@ -446,7 +446,7 @@ class ByokgFrontEnd:
 def open_frontend(settings: Settings) -> ByokgFrontEnd:
     """The BYOKG front end: the pool of `settings.pool` or the KB's; the LM of `settings.lm`
     when `settings.rerank` (or the options) call for it."""
-    from koplc.llm.defaults import open_lm
+    from koplc.llm.lm.defaults import open_lm
 
     options = settings.options if isinstance(settings.options, ByokgOptions) else ByokgOptions(
         rerank=settings.rerank)

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from koplc.llm.model_cache import cache_root
+from koplc.llm.lm.model_cache import cache_root
 
 MAGIC = b"koplc-kv-state 1\n"
 

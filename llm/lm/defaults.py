@@ -14,9 +14,9 @@ from importlib.resources import files
 from pathlib import Path
 
 from koplc.kopl.errors import KoplcError
-from koplc.llm.model_cache import cache_root
+from koplc.llm.lm.model_cache import cache_root
 
-DATA = files("koplc.llm").joinpath("data")
+DATA = files("koplc.kopl.datasets").joinpath("data")
 
 
 def default_kb_path() -> Path:
@@ -76,7 +76,7 @@ def default_pool_path() -> Path:
 
 def default_pool():
     """The shipped demonstration pool."""
-    from koplc.llm.demos import metaqa_pool
+    from koplc.llm.symkgqa.demos import metaqa_pool
 
     return metaqa_pool(default_pool_path().parent, pattern="metaqa_pool.tsv")
 
@@ -88,25 +88,25 @@ def open_lm(spec: str = "embedded", response_cache: str | Path | None = None, *,
     Responses are cached in `response_cache` (a sqlite file; "off" for none), by default
     $KOPLC_RESPONSE_CACHE or responses.sqlite in koplc's cache folder. `speculative=False`
     makes a llama.cpp model decode one token per forward pass."""
-    from koplc.llm.response_cache import ResponseCache
+    from koplc.llm.lm.response_cache import ResponseCache
 
     where = str(response_cache or os.environ.get("KOPLC_RESPONSE_CACHE")
                 or cache_root() / "responses.sqlite")
     cache = None if where == "off" else ResponseCache(where)
     if spec == "embedded":
-        from koplc.llm.lm import LlamaCppLM
+        from koplc.llm.lm.embedded import LlamaCppLM
 
         return LlamaCppLM(cache=cache, speculative=speculative)
     if re.match(r"https?://", spec):
-        from koplc.llm.openai_lm import OpenAICompatibleLM
+        from koplc.llm.lm.openai_lm import OpenAICompatibleLM
 
         return OpenAICompatibleLM(spec, cache=cache)
     if Path(spec).is_dir():
-        from koplc.llm.transformers_lm import TransformersLM
+        from koplc.llm.lm.transformers_lm import TransformersLM
 
         return TransformersLM(spec, cache=cache)
     if Path(spec).suffix == ".gguf" and Path(spec).is_file():
-        from koplc.llm.lm import LlamaCppLM
+        from koplc.llm.lm.embedded import LlamaCppLM
 
         return LlamaCppLM(spec, cache=cache, speculative=speculative)
     raise KoplcError(f"--lm {spec!r}: expected 'embedded', an http(s) URL of an "

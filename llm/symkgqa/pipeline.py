@@ -14,14 +14,14 @@ from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.ranking import topic_last
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.answer_type import counted
-from koplc.llm.byokg_ops import concept_starts
-from koplc.llm.catalogue import ops_for_kb
-from koplc.llm.demos import FIXED, DemoSelector, calls_of, steps_of
-from koplc.llm.gbnf import grammar_for
-from koplc.llm.linking import find_names, repair_finds
-from koplc.llm.prompt import PromptBuilder
-from koplc.llm.scoring import LMChooser, inverse_consistency
+from koplc.llm.symkgqa.answer_type import counted
+from koplc.llm.byokg.ops import concept_starts
+from koplc.llm.symkgqa.catalogue import ops_for_kb
+from koplc.llm.symkgqa.demos import FIXED, DemoSelector, calls_of, steps_of
+from koplc.llm.lm.gbnf import grammar_for
+from koplc.llm.symkgqa.linking import find_names, repair_finds
+from koplc.llm.symkgqa.prompt import PromptBuilder
+from koplc.llm.lm.scoring import LMChooser, inverse_consistency
 
 STOP = ("\nQuestion:", "\n\n")
 
@@ -201,7 +201,7 @@ class Compiler:
         if self._mode(opts) != "searched":
             return []
         if self._searcher is None:
-            from koplc.llm.byokg import ByokgOptions, Reasoner
+            from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
 
             self._searcher = Reasoner(self.kb, None, [], ByokgOptions(demos="none"))
         return self._searcher.search(linked, "")
@@ -261,7 +261,7 @@ class Compiler:
 
     def _fit_answer_type(self, attempts: list[Attempt], chosen: int, linked,
                          opts: CompileOptions, seconds) -> int:
-        """Function repair (llm/answer_type.py): a chosen program that lists names for a "how
+        """Function repair (llm/symkgqa/answer_type.py): a chosen program that lists names for a "how
         many" question is run again counting them; that attempt is chosen when it answers."""
         node = attempts[chosen].node
         fixed = counted(node, linked.question) if node is not None else None

@@ -10,8 +10,8 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from koplc.llm import llama_build
-from koplc.llm.model_cache import cache_root, sha256_of
+from koplc.llm.lm import llama_build
+from koplc.llm.lm.model_cache import cache_root, sha256_of
 
 FEATURE_FLAGS = re.compile(r"^(avx|amx|f16c$|fma$|bmi2$|sse4_2$|xsave$)")
 

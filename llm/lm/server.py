@@ -29,7 +29,7 @@ def local_server(model: str | Path | None = None, *, threads: int = 2, n_ctx: in
                  wait_s: float = 120.0) -> Iterator[str]:
     """Yield the URL of a llama.cpp server for `model` (default: the embedded GGUF) once it
     answers /v1/models; KoplcError when it exits or does not answer within `wait_s`."""
-    from koplc.llm.model_cache import embedded_model_path
+    from koplc.llm.lm.model_cache import embedded_model_path
 
     port = free_port()
     process = subprocess.Popen(

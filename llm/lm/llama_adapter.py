@@ -1,7 +1,7 @@
 """The one place koplc reaches into llama-cpp-python past its public API: the context, batch
 and vocabulary handles that speculative decoding and kept KV states need. Those are private, so
 a model loads only under the llama-cpp-python version koplc is tested with, and only with a
-build that this machine's CPU and OS can run (llm/llama_build.py)."""
+build that this machine's CPU and OS can run (llm/lm/llama_build.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from koplc.kopl.errors import KoplcError
-from koplc.llm import llama_build
+from koplc.llm.lm import llama_build
 
 
 def require_tested_build() -> None:

@@ -1,16 +1,16 @@
 """What the LLM benchmarks share with `koplc eval`: MetaQA dev questions, and one question
-compiled by the LLM front end and scored as `koplc eval` scores it (koplc.kopl.scoring)."""
+compiled by the LLM front end and scored as `koplc eval` scores it (koplc.evaluation.scoring)."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from koplc.kopl.question_files import GoldQuestion, read_question_file, spread
-from koplc.kopl.scoring import percentiles, score
+from koplc.evaluation.question_files import GoldQuestion, read_question_file, spread
+from koplc.evaluation.scoring import percentiles, score
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.frontend import LlmFrontEnd
-from koplc.llm.pipeline import CompileOptions, Compiler
+from koplc.llm.symkgqa.frontend import LlmFrontEnd
+from koplc.llm.symkgqa.pipeline import CompileOptions, Compiler
 
 __all__ = ["dev_questions", "evaluate_one", "percentiles"]
 
