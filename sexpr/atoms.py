@@ -97,7 +97,7 @@ def _split_quoted(text: str) -> tuple[str, str]:
 def _typed(value: str, datatype: str, text: str) -> Literal:
     match = _DATATYPE.fullmatch(datatype)
     kind = _KIND_OF_TYPE.get(match.group(1)) if match else None
-    if kind is None:
+    if match is None or kind is None:
         raise LiteralProblem("unsupported-literal", f"the datatype {datatype!r} of {text!r} has "
                              "no IR filter (supported: xsd integer, int, float, double, decimal, "
                              "gYear, date, string)")

@@ -10,6 +10,7 @@ the same text. Everything else reads back exactly as it was.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from koplc.kopl.errors import UnsupportedConstruct
 from koplc.kopl.ir import (
@@ -215,7 +216,7 @@ def write_relation(text: str, op_name: str) -> str:
     return write_atom(text, "relation", op_name)
 
 
-_VISITORS = {
+_VISITORS: dict[str, Callable[..., str]] = {
     "Entity": visit_Entity, "Find": visit_Find, "FilterConcept": visit_FilterConcept,
     **dict.fromkeys(["FilterStr", "FilterNum", "FilterYear", "FilterDate"], visit_filter),
     "Relate": visit_Relate, "And": visit_And, "Count": visit_Count,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lark import Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedToken
+from lark.tree import Meta
 from lark.visitors import Transformer_NonRecursive, v_args
 
 from koplc.grammar import load_grammar
 from koplc.kopl.diagnostics import Span
 from koplc.kopl.errors import ParseError
+from koplc.kopl.syntax.lark_errors import span_of
 
 MAX_DEPTH = 100  # far beyond any real logical form; keeps interpretation off the stack limit
 
@@ -52,21 +55,20 @@ class _ToItems(Transformer_NonRecursive):
         self.text = text
 
     def ATOM(self, token: Token) -> Atom:
-        return Atom(str(token), self._span(token.start_pos, token.end_pos))
+        return Atom(str(token), span_of(self.text, token))
 
     def STRING(self, token: Token) -> Atom:
-        return Atom(str(token), self._span(token.start_pos, token.end_pos), quoted=True)
+        return Atom(str(token), span_of(self.text, token), quoted=True)
 
+    # Sequence, not list: in the class body `list` is the rule method below.
     @v_args(meta=True)
-    def list(self, meta, children: list[Item]) -> SList:
+    def list(self, meta: Meta, children: Sequence[Item]) -> SList:
         depth = 1 + max((c.depth for c in children if isinstance(c, SList)), default=0)
-        return SList(tuple(children), self._span(meta.start_pos, meta.end_pos), depth)
+        span = Span.at_offset(self.text, meta.start_pos, meta.end_pos)
+        return SList(tuple(children), span, depth)
 
-    def start(self, children: list[Item]) -> Item:
+    def start(self, children: Sequence[Item]) -> Item:
         return children[0]
-
-    def _span(self, start: int, end: int) -> Span:
-        return Span.at_offset(self.text, start, end)
 
 
 def read_items(text: str) -> Item:
@@ -74,7 +76,7 @@ def read_items(text: str) -> Item:
     try:
         tree = load_grammar("sexpr").parse(text)
     except UnexpectedCharacters as error:
-        raise _unexpected_character(text, error.pos_in_stream) from None
+        raise _unexpected_character(text, error.pos_in_stream or 0) from None
     except UnexpectedToken as error:
         raise _unexpected_token(text, error.token) from None
     except LarkError as error:

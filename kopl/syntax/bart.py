@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from lark import Token, Tree
+from lark import Tree
 
 from koplc.grammar.load import load_grammar
 from koplc.kopl import registry
@@ -17,7 +17,7 @@ from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError, UnsupportedConstruct
 from koplc.kopl.ir import Node
 from koplc.kopl.program import Parsed
-from koplc.kopl.syntax.lark_errors import parse_nonempty
+from koplc.kopl.syntax.lark_errors import parse_nonempty, span_of
 from koplc.kopl.syntax.step_list import Step, build_tree, linearize
 
 NAME = "kopl-bart"
@@ -57,18 +57,12 @@ def _step(node: Tree, text: str, diagnostics: list[Diagnostic]) -> Step:
         separator, *piece = arg.children
         if not piece:
             diagnostics.append(Diagnostic("empty-argument", "empty argument after '<arg>'",
-                                          _span(text, separator)))
+                                          span_of(text, separator)))
             continue
         values.append(str(piece[0]))
-        spans.append(_span(text, piece[0]))
-    return Step(str(function), values, _span(text, node), function_span=_span(text, function),
+        spans.append(span_of(text, piece[0]))
+    return Step(str(function), values, span_of(text, node), function_span=span_of(text, function),
                 arg_spans=spans)
-
-
-def _span(text: str, node: Tree | Token) -> Span:
-    if isinstance(node, Token):
-        return Span.at_offset(text, node.start_pos, node.end_pos)
-    return Span.at_offset(text, node.meta.start_pos, node.meta.end_pos)
 
 
 def print_program(program: Node) -> str:

@@ -48,9 +48,12 @@ def parse(text: str) -> Parsed:
             inputs_value.span))
     if diagnostics:
         raise ParseError(diagnostics, source=text)
+    # Each None above left a diagnostic.
+    assert functions is not None
     steps = [Step(name, [value for value, _ in step_args], span, function_span=span,
                   arg_spans=[s for _, s in step_args])
-             for (name, span), step_args in zip(functions, args, strict=True)]
+             for (name, span), step_args in zip(functions, args, strict=True)
+             if step_args is not None]
     return build_tree(steps, text)
 
 

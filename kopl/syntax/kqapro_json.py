@@ -45,7 +45,7 @@ def parse(text: str) -> Parsed:
     steps = [_step(i, record, diagnostics) for i, record in enumerate(records or [])]
     if diagnostics:
         raise ParseError(diagnostics, source=text)
-    return build_tree(steps, text)
+    return build_tree([s for s in steps if s is not None], text)  # a None left a diagnostic
 
 
 def _step(index: int, record: jp.Located, diagnostics: list[Diagnostic]) -> Step | None:

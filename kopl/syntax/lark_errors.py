@@ -1,4 +1,5 @@
-"""Lark's parse exceptions turned into our ParseError, with a span and a plain message.
+"""Lark's parse exceptions turned into our ParseError, with a span and a plain message; the
+span of a parsed token or subtree.
 
 Shared by the lark-based KoPL syntaxes (nested calls, JSON, BART). Each passes labels for its
 terminal names (``{"RPAR": "')'"}``) and its bracket pairs, so messages read "expected ',' or
@@ -14,6 +15,20 @@ from koplc.kopl.diagnostics import Span
 from koplc.kopl.errors import ParseError
 
 _BRACKET_WORDS = {"(": "parentheses", "[": "brackets", "{": "braces"}
+
+
+def offsets(node: Tree | Token) -> tuple[int, int]:
+    """Where a parsed token or subtree starts and ends in the text (0-based offsets)."""
+    if isinstance(node, Token):
+        # lark types token positions as optional for tokens made by hand; the lexer sets them.
+        assert node.start_pos is not None and node.end_pos is not None
+        return node.start_pos, node.end_pos
+    return node.meta.start_pos, node.meta.end_pos
+
+
+def span_of(text: str, node: Tree | Token) -> Span:
+    """The span in `text` of a parsed token or subtree."""
+    return Span.at_offset(text, *offsets(node))
 
 
 def parse_with(parser: Lark, text: str, labels: dict[str, str],
@@ -73,7 +88,7 @@ def _bad_token(err: UnexpectedToken, parser: Lark, text: str, labels: dict[str, 
         bracket = opened[-1]
         return ParseError(f"unbalanced {_BRACKET_WORDS.get(bracket.value, 'brackets')}: "
                           f"{bracket.value!r} is never closed", code=_unbalanced(bracket.value),
-                          span=Span.at_offset(text, bracket.start_pos, bracket.end_pos),
+                          span=span_of(text, bracket),
                           source=text)
     if not at_end and str(token) in closers and not any(
             b.value == closers[str(token)] for b in opened):

@@ -16,7 +16,7 @@ from lark import Token, Tree
 from koplc.grammar.load import load_grammar
 from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError
-from koplc.kopl.syntax.lark_errors import parse_nonempty
+from koplc.kopl.syntax.lark_errors import parse_nonempty, span_of
 
 MAX_DEPTH = 64
 _LABELS = {"STRING": "a string", "NUMBER": "a number", "LBRACE": "'{'", "LSQB": "'['",
@@ -54,10 +54,10 @@ def load(text: str) -> Located:
 
 def _convert(node: Tree | Token, text: str, diagnostics: list[Diagnostic], depth: int) -> Located:
     if isinstance(node, Token):
-        return Located(_scalar(node, text, diagnostics), _span(text, node))
+        return Located(_scalar(node, text, diagnostics), span_of(text, node))
     if node.data == "start":  # only when the grammar does not inline a lone value
         return _convert(node.children[0], text, diagnostics, depth)
-    span = _span(text, node)
+    span = span_of(text, node)
     if depth >= MAX_DEPTH:
         raise ParseError(f"JSON nested more than {MAX_DEPTH} levels deep", code="too-deep",
                          span=span, source=text)
@@ -69,7 +69,8 @@ def _convert(node: Tree | Token, text: str, diagnostics: list[Diagnostic], depth
     key_spans: dict[str, Span] = {}
     for pair in items:
         key_token, value_node = pair.children
-        key, key_span = _scalar(key_token, text, diagnostics), _span(text, key_token)
+        assert isinstance(key_token, Token)  # the grammar's pair is STRING ":" value
+        key, key_span = _string(key_token, text, diagnostics), span_of(text, key_token)
         if key in members:
             diagnostics.append(Diagnostic("duplicate-key", f"duplicate key {key!r}", key_span))
         members[key] = _convert(value_node, text, diagnostics, depth + 1)
@@ -79,21 +80,19 @@ def _convert(node: Tree | Token, text: str, diagnostics: list[Diagnostic], depth
 
 def _scalar(token: Token, text: str, diagnostics: list[Diagnostic]) -> str | Number | bool | None:
     if token.type == "STRING":
-        try:
-            return json.loads(token.value)
-        except ValueError:
-            diagnostics.append(Diagnostic("bad-string", "invalid string: bad escape or raw "
-                                          "control character", _span(text, token)))
-            return token.value[1:-1]
+        return _string(token, text, diagnostics)
     if token.type == "NUMBER":
         return Number(token.value)
     return {"TRUE": True, "FALSE": False, "NULL": None}[token.type]
 
 
-def _span(text: str, node: Tree | Token) -> Span:
-    if isinstance(node, Token):
-        return Span.at_offset(text, node.start_pos, node.end_pos)
-    return Span.at_offset(text, node.meta.start_pos, node.meta.end_pos)
+def _string(token: Token, text: str, diagnostics: list[Diagnostic]) -> str:
+    try:
+        return json.loads(token.value)
+    except ValueError:
+        diagnostics.append(Diagnostic("bad-string", "invalid string: bad escape or raw "
+                                      "control character", span_of(text, token)))
+        return token.value[1:-1]
 
 
 def describe(located: Located) -> str:
@@ -160,7 +159,8 @@ def strings(located: Located, what: str, diagnostics: list[Diagnostic]
     if items is None:
         return None
     out = [(string(item, f"each item of {what}", diagnostics), item.span) for item in items]
-    return None if any(value is None for value, _ in out) else out
+    found = [(value, span) for value, span in out if value is not None]
+    return found if len(found) == len(out) else None
 
 
 def indexes(located: Located, what: str, diagnostics: list[Diagnostic]) -> list[int] | None:

@@ -17,7 +17,7 @@ from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Node
 from koplc.kopl.program import Parsed
-from koplc.kopl.syntax.lark_errors import parse_nonempty
+from koplc.kopl.syntax.lark_errors import parse_nonempty, span_of
 from koplc.kopl.syntax.quoting import quote, unquote
 from koplc.kopl.syntax.step_list import Step, build_tree, linearize
 
@@ -79,12 +79,11 @@ def _step(call: Tree, deps: list[int], text: str, diagnostics: list[Diagnostic])
                     "argument-order", "functional inputs (calls) must come before textual "
                     "inputs", Span.at_offset(text, child.meta.start_pos, child.meta.end_pos)))
         elif child.type in ("STRING", "NUMBER"):
-            arg_span = Span.at_offset(text, child.start_pos, child.end_pos)
+            arg_span = span_of(text, child)
             args.append(_value(child, arg_span, diagnostics))
             arg_spans.append(arg_span)
     function = names[-1]
-    return Step(str(function), args, span,
-                function_span=Span.at_offset(text, function.start_pos, function.end_pos),
+    return Step(str(function), args, span, function_span=span_of(text, function),
                 arg_spans=arg_spans, dependencies=deps, dependencies_span=span)
 
 

@@ -9,6 +9,7 @@ reports every structural problem at once. `linearize` is the inverse: the post-o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from koplc.kopl import registry
 from koplc.kopl.diagnostics import Diagnostic, Span
@@ -115,8 +116,10 @@ def _by_dependencies(steps: list[Step], diagnostics: list[Diagnostic]) -> _Built
             else:
                 used.add(dep)
                 inputs.append(built[dep])
-        ok = info is not None and len(deps) == info.arity
-        built.append(_make(info, step, inputs, diagnostics) if ok else None)
+        if info is not None and len(deps) == info.arity:
+            built.append(_make(info, step, inputs, diagnostics))
+        else:
+            built.append(None)
     for index, step in enumerate(steps[:-1]):
         if index not in used:
             diagnostics.append(Diagnostic(
@@ -147,17 +150,18 @@ def _make(info: OpInfo, step: Step, inputs: list[_Built | None],
     if isinstance(fields, str):
         diagnostics.append(Diagnostic("arity", fields, step.span))
         return None
-    if len(inputs) != info.arity or any(i is None for i in inputs):
+    present = [built for built in inputs if built is not None]
+    if len(present) != len(inputs) or len(inputs) != info.arity:
         return None
-    children = {name: built.node for (name, _), built in zip(info.inputs, inputs, strict=True)}
-    depth = 1 + max((built.depth for built in inputs), default=0)
+    children = {name: built.node for (name, _), built in zip(info.inputs, present, strict=True)}
+    depth = 1 + max((built.depth for built in present), default=0)
     if depth > MAX_DEPTH:
         diagnostics.append(Diagnostic(
             "too-deep", f"the program nests more than {MAX_DEPTH} levels deep", step.span))
         return None
     node = info.cls(**children, **fields)
     spans = SourceMap({(): step.span})
-    for i, built in enumerate(inputs):
+    for i, built in enumerate(present):
         for path, span in built.spans.nodes.items():
             spans.nodes[(i, *path)] = span
         for (path, name), span in built.spans.args.items():
@@ -197,7 +201,7 @@ def _args_phrase(info: OpInfo) -> str:
     return f"{info.min_args} to {info.max_args} textual inputs"
 
 
-def _fold_enum(kind: ArgKind, text: str) -> object:
+def _fold_enum(kind: ArgKind, text: str) -> StrEnum | str:
     """Enum-valued arguments tolerate case and surrounding space; anything else stays text."""
     enum = _ENUMS.get(kind)
     if enum is None:
