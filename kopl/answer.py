@@ -39,12 +39,15 @@ class Answer(NamedTuple):
         """The official engine's `forward` output for the same program."""
         if self.is_entities:
             return str((self.entity_ids, self.facts))
+        assert self.value is not None  # only an entity set has no value
         return self.value
 
     def items(self) -> list[str]:
         """The answer as a list: the entity ids, the listed strings, or the one string."""
         if self.is_entities:
+            assert self.entity_ids is not None  # an entity set always has its ids
             return list(self.entity_ids)
+        assert self.value is not None  # only an entity set has no value
         return list(self.value) if isinstance(self.value, list) else [self.value]
 
     def same_as(self, other: Answer) -> bool:
@@ -83,6 +86,8 @@ def agrees_with_engine(answer: Answer | None, expected: str | list[str] | None,
     """
     if answer is None or expected is None:
         return answer is None and expected is None
+    got: str | list[str] | None
+    want: str | list[str] | None
     if answer.is_entities:
         if not isinstance(expected, str):
             return False
@@ -93,4 +98,5 @@ def agrees_with_engine(answer: Answer | None, expected: str | list[str] | None,
             return got == want
     if want is None:
         return False
+    assert got is not None and not isinstance(got, str)  # ids, or the listed strings
     return Counter(got) == Counter(want) if order_sensitive else list(got) == list(want)

@@ -21,8 +21,10 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from typing import Any
 
 STRING, QUANTITY, YEAR, DATE = "string", "quantity", "year", "date"
 TYPES = (STRING, QUANTITY, YEAR, DATE)
@@ -34,6 +36,11 @@ class Value:
     """One typed value: `type` is string/quantity/year/date; `unit` only for quantities."""
 
     __slots__ = ("type", "value", "unit")
+    type: str
+    # A str, a float, an int (a year) or a date, as `type` says: a tag the type checker cannot
+    # follow, so the payload is Any rather than a union every reader would have to narrow.
+    value: Any
+    unit: str | None
 
     def __init__(self, type: str, value: object, unit: str | None = None):
         self.type = type
@@ -145,7 +152,10 @@ def read_quantity(text: str) -> tuple[float, str] | None:
     ((239389340720.488, 'United States dollar'), (12.0, '1'))
     """
     value = read_literal(text, QUANTITY)
-    return None if value is None else (value.value, value.unit)
+    if value is None:
+        return None
+    assert value.unit is not None  # every quantity has one
+    return value.value, value.unit
 
 
 def read_date(text: str) -> date | None:
@@ -208,15 +218,22 @@ def _refuse(op: str) -> UnsupportedComparison:
 
 def _raise_if(compared: Callable[[Value], bool], error: Exception) -> Callable[[Value], bool]:
     """A test that fails the way the engine does: only once a comparable value turns up."""
-    def test(v: Value) -> bool:
-        if compared(v):
-            raise error
+    return _RaisingTest(compared, error)
+
+
+@dataclass(frozen=True, slots=True)
+class _RaisingTest:
+    compared: Callable[[Value], bool]
+    error: Exception
+    may_raise = True  # the executor wraps it to name the step
+
+    def __call__(self, v: Value) -> bool:
+        if self.compared(v):
+            raise self.error
         return False
-    test.may_raise = True  # the executor wraps it to name the step
-    return test
 
 
-_CHECKS: dict[str, Callable[[object, object], bool]] = {
+_CHECKS: dict[str, Callable[[Any, Any], bool]] = {
     "=": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt}
 
 

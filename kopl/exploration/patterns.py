@@ -30,13 +30,13 @@ def anonymise(program: ir.Node) -> ir.Node:
     >>> anonymise(p).input.input.name
     '<entity>'
     """
-    update: dict[str, object] = {
-        name: anonymise(getattr(program, name)) for name in type(program).child_fields()}
+    children = {name: anonymise(getattr(program, name)) for name in type(program).child_fields()}
+    update: dict[str, object] = dict(children)
     for name, kind in type(program).arg_fields():
         if kind in _BLANKS:
             update[name] = _BLANKS[kind]
     if isinstance(program, _COMMUTATIVE):
-        left, right = update["left"], update["right"]
+        left, right = children["left"], children["right"]
         if print_program(right) < print_program(left):
             update["left"], update["right"] = right, left
     return program.model_copy(update=update)

@@ -7,6 +7,8 @@ the whole partial program.
 
 from __future__ import annotations
 
+from typing import Any
+
 from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import ExecutionError
 from koplc.kopl.execution.executor import ExecOptions, Executor, StepFailure
@@ -24,7 +26,8 @@ class MemoExecutor(Executor):
 
     def __init__(self, kb: KB, options: ExecOptions):
         super().__init__(kb, options)
-        self.memo: dict[int, tuple[Node, object]] = {}
+        # The node with its result: what `_entities` or `_values` gave for it.
+        self.memo: dict[int, tuple[Node, Any]] = {}
 
     def _entities(self, node: Node) -> tuple:
         hit = self.memo.get(id(node))
