@@ -15,8 +15,16 @@ from koplc.kopl.errors import TypeCheckError
 from koplc.kopl.ir import Node
 from koplc.kopl.program import Parsed, Path, SourceMap
 from koplc.kopl.step_names import step_label
-from koplc.kopl.types import AmongOp, ArgKind, BetweenOp, Comparator, Direction, Type
-from koplc.kopl.values import DATE, QUANTITY, TIME, YEAR, read_literal
+from koplc.kopl.types import (
+    VALUE_KINDS,
+    AmongOp,
+    ArgKind,
+    BetweenOp,
+    Comparator,
+    Direction,
+    Type,
+)
+from koplc.kopl.values import DATE, QUANTITY, STRING, TIME, YEAR, read_literal
 
 _ENUMS = {ArgKind.DIRECTION: ("bad-direction", Direction),
           ArgKind.COMPARATOR: ("bad-comparator", Comparator),
@@ -24,8 +32,8 @@ _ENUMS = {ArgKind.DIRECTION: ("bad-direction", Direction),
           ArgKind.AMONG: ("bad-operator", AmongOp)}
 _NAMES = {ArgKind.ENTITY, ArgKind.ENTITY_ID, ArgKind.CONCEPT, ArgKind.RELATION,
           ArgKind.ATTRIBUTE, ArgKind.QUALIFIER}
-_LITERALS = {ArgKind.NUMBER: QUANTITY, ArgKind.YEAR: YEAR, ArgKind.DATE: DATE,
-             ArgKind.TIME: TIME}
+# The literals read without the KB: any string is a string, and a keyed value's type is the KB's.
+_LITERALS = {arg: kind for arg, kind in VALUE_KINDS.items() if kind not in (STRING, "keyed")}
 _WHAT = {QUANTITY: "a number, optionally followed by a unit (e.g. '270 square kilometre')",
          YEAR: "a year (e.g. '1829')", DATE: "a date written yyyy-mm-dd",
          TIME: "a year, a date written yyyy-mm-dd, or NOW"}

@@ -1,7 +1,8 @@
 """The typed IR: one frozen pydantic class per operation.
 
 Functional inputs are child fields typed `AnyNode`; textual inputs are fields annotated with
-their `ArgKind`. Each class carries its output type. A program is the root node of a tree.
+their `ArgKind`. Each class carries its output type and its family; the kind of value it takes
+is read from the `ArgKind` of its value field. A program is the root node of a tree.
 Comparators, directions and select operators accept the raw text a model wrote when it is not
 one of the enum's values (e.g. ``"bigger"``): the checker flags it and grounding repairs it.
 Value literals are kept exactly as written (``"270 square kilometre"``); `koplc.kopl.values`
@@ -16,7 +17,17 @@ from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from koplc.kopl.types import AmongOp, ArgKind, BetweenOp, Comparator, Direction, Type
+from koplc.kopl.types import (
+    VALUE_KINDS,
+    AmongOp,
+    ArgKind,
+    BetweenOp,
+    Comparator,
+    Direction,
+    Family,
+    Type,
+    ValueKind,
+)
 
 _LEFT_FIRST = Field(union_mode="left_to_right")
 
@@ -35,10 +46,21 @@ class Hop(BaseModel):
 
 
 class Node(BaseModel):
-    """Base of every operation; never instantiated itself."""
+    """Base of every operation; never instantiated itself.
+
+    An op's class is its signature and type rule: the fields (functional inputs with the `Type`
+    each takes, textual inputs with their `ArgKind`) and `output`, which `koplc.kopl.check`
+    applies to every op alike. Its semantics and its lowering are the method named by
+    `koplc.kopl.registry.OPS[op].visitor` (``visit_<Op>``, or ``visit_<family>`` for a family
+    whose ops differ only in value kind, e.g. ``visit_filter``), found in
+    ``kopl/execution/<module>.py`` and ``sparql_backend/lower_<module>.py``, where `module`
+    (`OpInfo.module`) is ``sets`` for ops giving entity sets, ``extensions`` for extension ops
+    and ``queries`` for the rest.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     output: ClassVar[Type]
+    family: ClassVar[Family]
     aliases: ClassVar[tuple[str, ...]] = ()
     extension: ClassVar[bool] = False
 
@@ -74,6 +96,23 @@ class Node(BaseModel):
                 out.append((name, kinds[0]))
         return tuple(out)
 
+    @classmethod
+    @cache
+    def value_field(cls) -> str | None:
+        """The textual input holding the op's value literal (`value`, `qvalue`, `time`), if any."""
+        return next((name for name, kind in cls.arg_fields() if kind in VALUE_KINDS), None)
+
+    @classmethod
+    @cache
+    def value_kind(cls) -> ValueKind:
+        """The kind of value the op takes, from its value field's `ArgKind`, or "none".
+
+        >>> FilterNum.value_kind(), QFilterYear.value_kind(), Relate.value_kind()
+        ('quantity', 'year', 'none')
+        """
+        field = cls.value_field()
+        return "none" if field is None else VALUE_KINDS[dict(cls.arg_fields())[field]]
+
     def walk(self) -> Iterator[tuple[tuple[int, ...], Node]]:
         """Every node with its path (child indexes from the root), in post-order."""
         yield from _walk(self, ())
@@ -90,6 +129,7 @@ class FindAll(Node):
 
     op: Literal["FindAll"] = "FindAll"
     output = Type.ENTITIES
+    family = "find"
 
 
 class Find(Node):
@@ -97,6 +137,7 @@ class Find(Node):
 
     op: Literal["Find"] = "Find"
     output = Type.ENTITIES
+    family = "find"
     name: Annotated[Name, ArgKind.ENTITY]
 
 
@@ -105,6 +146,7 @@ class Entity(Node):
 
     op: Literal["Entity"] = "Entity"
     output = Type.ENTITIES
+    family = "find"
     extension = True
     id: Annotated[Name, ArgKind.ENTITY_ID]
 
@@ -114,6 +156,7 @@ class FilterConcept(Node):
 
     op: Literal["FilterConcept"] = "FilterConcept"
     output = Type.ENTITIES
+    family = "concept"
     input: Annotated[AnyNode, Type.ENTITIES]
     concept: Annotated[Name, ArgKind.CONCEPT]
 
@@ -123,6 +166,7 @@ class FilterStr(Node):
 
     op: Literal["FilterStr"] = "FilterStr"
     output = Type.ENTITIES_WITH_FACTS
+    family = "filter"
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
     value: Annotated[Text, ArgKind.STRING]
@@ -133,6 +177,7 @@ class FilterNum(Node):
 
     op: Literal["FilterNum"] = "FilterNum"
     output = Type.ENTITIES_WITH_FACTS
+    family = "filter"
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
     value: Annotated[Text, ArgKind.NUMBER]
@@ -144,6 +189,7 @@ class FilterYear(Node):
 
     op: Literal["FilterYear"] = "FilterYear"
     output = Type.ENTITIES_WITH_FACTS
+    family = "filter"
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
     value: Annotated[Text, ArgKind.YEAR]
@@ -155,6 +201,7 @@ class FilterDate(Node):
 
     op: Literal["FilterDate"] = "FilterDate"
     output = Type.ENTITIES_WITH_FACTS
+    family = "filter"
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
     value: Annotated[Text, ArgKind.DATE]
@@ -166,6 +213,7 @@ class QFilterStr(Node):
 
     op: Literal["QFilterStr"] = "QFilterStr"
     output = Type.ENTITIES_WITH_FACTS
+    family = "qfilter"
     input: Annotated[AnyNode, Type.ENTITIES_WITH_FACTS]
     qkey: Annotated[Name, ArgKind.QUALIFIER]
     qvalue: Annotated[Text, ArgKind.STRING]
@@ -176,6 +224,7 @@ class QFilterNum(Node):
 
     op: Literal["QFilterNum"] = "QFilterNum"
     output = Type.ENTITIES_WITH_FACTS
+    family = "qfilter"
     input: Annotated[AnyNode, Type.ENTITIES_WITH_FACTS]
     qkey: Annotated[Name, ArgKind.QUALIFIER]
     qvalue: Annotated[Text, ArgKind.NUMBER]
@@ -187,6 +236,7 @@ class QFilterYear(Node):
 
     op: Literal["QFilterYear"] = "QFilterYear"
     output = Type.ENTITIES_WITH_FACTS
+    family = "qfilter"
     input: Annotated[AnyNode, Type.ENTITIES_WITH_FACTS]
     qkey: Annotated[Name, ArgKind.QUALIFIER]
     qvalue: Annotated[Text, ArgKind.YEAR]
@@ -198,6 +248,7 @@ class QFilterDate(Node):
 
     op: Literal["QFilterDate"] = "QFilterDate"
     output = Type.ENTITIES_WITH_FACTS
+    family = "qfilter"
     input: Annotated[AnyNode, Type.ENTITIES_WITH_FACTS]
     qkey: Annotated[Name, ArgKind.QUALIFIER]
     qvalue: Annotated[Text, ArgKind.DATE]
@@ -213,6 +264,7 @@ class Relate(Node):
 
     op: Literal["Relate"] = "Relate"
     output = Type.ENTITIES_WITH_FACTS
+    family = "relate"
     input: Annotated[AnyNode, Type.ENTITIES]
     relation: Annotated[Name, ArgKind.RELATION]
     direction: Annotated[Dir | None, ArgKind.DIRECTION] = None
@@ -223,6 +275,7 @@ class And(Node):
 
     op: Literal["And"] = "And"
     output = Type.ENTITIES
+    family = "set"
     left: Annotated[AnyNode, Type.ENTITIES]
     right: Annotated[AnyNode, Type.ENTITIES]
 
@@ -232,6 +285,7 @@ class Or(Node):
 
     op: Literal["Or"] = "Or"
     output = Type.ENTITIES
+    family = "set"
     left: Annotated[AnyNode, Type.ENTITIES]
     right: Annotated[AnyNode, Type.ENTITIES]
 
@@ -241,6 +295,7 @@ class QueryName(Node):
 
     op: Literal["QueryName"] = "QueryName"
     output = Type.NAMES
+    family = "name"
     aliases = ("What",)
     input: Annotated[AnyNode, Type.ENTITIES]
 
@@ -250,6 +305,7 @@ class Count(Node):
 
     op: Literal["Count"] = "Count"
     output = Type.COUNT
+    family = "count"
     input: Annotated[AnyNode, Type.ENTITIES]
 
 
@@ -258,6 +314,7 @@ class QueryAttr(Node):
 
     op: Literal["QueryAttr"] = "QueryAttr"
     output = Type.VALUES
+    family = "attribute"
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
 
@@ -267,6 +324,7 @@ class QueryAttrUnderCondition(Node):
 
     op: Literal["QueryAttrUnderCondition"] = "QueryAttrUnderCondition"
     output = Type.VALUES
+    family = "attribute"
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
     qkey: Annotated[Name, ArgKind.QUALIFIER]
@@ -278,6 +336,7 @@ class QueryRelation(Node):
 
     op: Literal["QueryRelation"] = "QueryRelation"
     output = Type.RELATIONS
+    family = "relation"
     left: Annotated[AnyNode, Type.ENTITIES]
     right: Annotated[AnyNode, Type.ENTITIES]
 
@@ -287,6 +346,7 @@ class SelectBetween(Node):
 
     op: Literal["SelectBetween"] = "SelectBetween"
     output = Type.NAMES
+    family = "select"
     left: Annotated[AnyNode, Type.ENTITIES]
     right: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
@@ -298,6 +358,7 @@ class SelectAmong(Node):
 
     op: Literal["SelectAmong"] = "SelectAmong"
     output = Type.NAMES
+    family = "select"
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
     comparator: Annotated[Annotated[AmongOp | str, _LEFT_FIRST], ArgKind.AMONG]
@@ -308,6 +369,7 @@ class VerifyStr(Node):
 
     op: Literal["VerifyStr"] = "VerifyStr"
     output = Type.BOOLEAN
+    family = "verify"
     input: Annotated[AnyNode, Type.VALUES]
     value: Annotated[Text, ArgKind.STRING]
 
@@ -317,6 +379,7 @@ class VerifyNum(Node):
 
     op: Literal["VerifyNum"] = "VerifyNum"
     output = Type.BOOLEAN
+    family = "verify"
     input: Annotated[AnyNode, Type.VALUES]
     value: Annotated[Text, ArgKind.NUMBER]
     comparator: Annotated[Cmp, ArgKind.COMPARATOR]
@@ -327,6 +390,7 @@ class VerifyYear(Node):
 
     op: Literal["VerifyYear"] = "VerifyYear"
     output = Type.BOOLEAN
+    family = "verify"
     input: Annotated[AnyNode, Type.VALUES]
     value: Annotated[Text, ArgKind.YEAR]
     comparator: Annotated[Cmp, ArgKind.COMPARATOR]
@@ -337,6 +401,7 @@ class VerifyDate(Node):
 
     op: Literal["VerifyDate"] = "VerifyDate"
     output = Type.BOOLEAN
+    family = "verify"
     input: Annotated[AnyNode, Type.VALUES]
     value: Annotated[Text, ArgKind.DATE]
     comparator: Annotated[Cmp, ArgKind.COMPARATOR]
@@ -347,6 +412,7 @@ class QueryAttrQualifier(Node):
 
     op: Literal["QueryAttrQualifier"] = "QueryAttrQualifier"
     output = Type.QUALIFIER_VALUES
+    family = "attribute"
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
     value: Annotated[Text, ArgKind.VALUE]
@@ -358,6 +424,7 @@ class QueryRelationQualifier(Node):
 
     op: Literal["QueryRelationQualifier"] = "QueryRelationQualifier"
     output = Type.QUALIFIER_VALUES
+    family = "relation"
     left: Annotated[AnyNode, Type.ENTITIES]
     right: Annotated[AnyNode, Type.ENTITIES]
     relation: Annotated[Name, ArgKind.RELATION]
@@ -369,6 +436,7 @@ class ArgMax(Node):
 
     op: Literal["ArgMax"] = "ArgMax"
     output = Type.ENTITIES
+    family = "superlative"
     extension = True
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
@@ -380,6 +448,7 @@ class ArgMin(Node):
 
     op: Literal["ArgMin"] = "ArgMin"
     output = Type.ENTITIES
+    family = "superlative"
     extension = True
     input: Annotated[AnyNode, Type.ENTITIES]
     key: Annotated[Name, ArgKind.ATTRIBUTE]
@@ -391,6 +460,7 @@ class TimeConstraint(Node):
 
     op: Literal["TimeConstraint"] = "TimeConstraint"
     output = Type.ENTITIES
+    family = "temporal"
     extension = True
     input: Annotated[AnyNode, Type.ENTITIES]
     relation: Annotated[Name, ArgKind.RELATION]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 
 class Type(StrEnum):
@@ -46,6 +47,22 @@ class ArgKind(StrEnum):
     BETWEEN = "less or greater"
     AMONG = "smallest or largest"
     PATH = "relation path"
+
+
+# What an op does, as data on its class (`Node.family`): code asks the registry for the ops of
+# a family, never lists them. Ops of one family that differ only in their value kind (the Filter*,
+# QFilter* and Verify* variants) share one executor and one lowering method.
+Family = Literal["find", "concept", "filter", "qfilter", "relate", "set", "superlative",
+                 "temporal", "name", "count", "attribute", "relation", "select", "verify"]
+
+# The kind of value an op takes, read from the ArgKind of its value field: the literal kinds of
+# `koplc.kopl.values` (what `parse_literal` reads), "keyed" (a value read with its key's type in
+# the KB), or "none".
+ValueKind = Literal["string", "quantity", "year", "date", "keyed", "time", "none"]
+VALUE_KINDS: dict[ArgKind, ValueKind] = {
+    ArgKind.STRING: "string", ArgKind.NUMBER: "quantity", ArgKind.YEAR: "year",
+    ArgKind.DATE: "date", ArgKind.VALUE: "keyed", ArgKind.TIME: "time",
+}
 
 
 class Direction(StrEnum):
