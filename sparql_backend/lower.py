@@ -1,7 +1,9 @@
 """Lower an IR program to SPARQL 1.1 for one RDF encoding, with the native executor's semantics.
 
-`lower(program, encoding, options)` dispatches on the node class to `visit_<Op>` (entity sets in
-`lower_sets`, answers in `lower_queries`, S-expression extensions in `lower_extensions`).
+`lower(program, encoding, options)` dispatches on the node class to the method the op registry
+names (`OpInfo.visitor`: `visit_<Op>`, or `visit_<family>` for the Filter*, QFilter* and Verify*
+families), the executor's name for it too (entity sets in `lower_sets`, answers in
+`lower_queries`, S-expression extensions in `lower_extensions`, as `OpInfo.module` says).
 An entity-set visitor returns a `Sub`: a group pattern binding one variable once per element of
 the engine's list (duplicates kept: SPARQL's multisets are the engine's lists), plus how to reach
 the facts behind each element. Everything the engine filters or joins is filtered or joined in
@@ -24,10 +26,11 @@ from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import LoweringError, UnsupportedConstruct
 from koplc.kopl.execution.executor import DEFAULT, ExecOptions
 from koplc.kopl.ir import OP_CLASSES, Node
+from koplc.kopl.registry import OPS
 from koplc.kopl.runnable import require_runnable
 from koplc.kopl.step_names import label_in
 from koplc.kopl.types import Comparator, Type
-from koplc.kopl.values import Value, parse_literal
+from koplc.kopl.values import STRING, Value, parse_literal
 from koplc.sparql_backend.encodings import (
     ATTRIBUTE,
     BACKWARD,
@@ -46,7 +49,7 @@ from koplc.sparql_backend.value_patterns import ValuePatterns
 
 PROLOGUE = f"PREFIX xsd: <{XSD}>\n"
 # Ops with no SPARQL lowering, and why. Every op of the registry is lowered today; the
-# completeness test fails for an op that is neither here nor has a visit_<Op>.
+# completeness test fails for an op that is neither here nor has its visitor (`OpInfo.visitor`).
 UNSUPPORTED: dict[str, str] = {}
 
 
@@ -172,6 +175,13 @@ class Lowering(SetLowering, QueryLowering, ExtensionLowering):
     def comparator(self, node: Node) -> str:
         return _COMPARATORS[node.comparator]
 
+    def comparison(self, node: Node, text: str) -> tuple[str, Value]:
+        """(operator, target) of the node's value literal `text`, read as the node's value kind
+        (a string is only ever compared by "=")."""
+        kind = node.value_kind()
+        op = "=" if kind == STRING else self.comparator(node)
+        return op, self.literal(text, kind)
+
     # Errors.
 
     def guard(self, node: Node, where: str, message: str, raises: bool = True) -> None:
@@ -190,8 +200,12 @@ def _table(types: tuple[Type, ...]) -> dict[type[Node], object]:
     table = {}
     for cls in OP_CLASSES:
         if cls.output in types:
-            table[cls] = getattr(Lowering, f"visit_{cls.__name__}", None) or _missing
+            table[cls] = _visitor(cls)
     return table
+
+
+def _visitor(cls: type[Node]):
+    return getattr(Lowering, OPS[cls.__name__].visitor, None) or _missing
 
 
 def _missing(self: Lowering, node: Node, *args):
@@ -201,5 +215,4 @@ def _missing(self: Lowering, node: Node, *args):
 
 _SETS = _table(ENTITY_TYPES)
 _VALUES = _table((Type.VALUES, Type.QUALIFIER_VALUES))
-_FINAL = {cls: getattr(Lowering, f"visit_{cls.__name__}", None) or _missing
-          for cls in OP_CLASSES}
+_FINAL = {cls: _visitor(cls) for cls in OP_CLASSES}

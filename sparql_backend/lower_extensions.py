@@ -20,7 +20,7 @@ from koplc.sparql_backend.value_patterns import choose
 
 
 class ExtensionLowering:
-    """visit_<Op>(node, var) -> Sub for the extension ops."""
+    """The visitors (`OpInfo.visitor`), `(node, var) -> Sub`, of the extension ops."""
 
     __slots__ = ()
 

@@ -9,7 +9,7 @@ Select* bring back each candidate quantity; `results` takes the majority unit an
 
 from __future__ import annotations
 
-from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, parse_literal, unreadable
+from koplc.kopl.values import parse_literal, unreadable
 from koplc.sparql_backend.patterns import NEVER, Shape, Sub, block, indent, join, select_distinct
 from koplc.sparql_backend.terms import iri, string
 
@@ -17,7 +17,8 @@ KEY_KINDS = ("string", "quantity", "date")  # the engine's key_type values
 
 
 class QueryLowering:
-    """visit_<Op> for ops that answer: (SELECT text, Shape), or a value Sub for value ops."""
+    """The visitors (`OpInfo.visitor`) of ops that answer: (SELECT text, Shape), or a value Sub
+    for value ops."""
 
     __slots__ = ()
 
@@ -148,11 +149,12 @@ class QueryLowering:
                 f"{select('?number ?unit ?name', rows)}\nORDER BY STR({x})")
         return body, Shape("among", (str(node.comparator), self.no_quantities(node)))
 
-    def _verify(self, node, kind):
+    def visit_verify(self, node):
+        """VerifyStr/Num/Year/Date: count the distinct input values and those passing the
+        literal test, and answer yes, no or not sure from the two counts."""
         h = self.fresh("v")
         values = self.values_of(node.input, h)
-        op = "=" if kind == STRING else self.comparator(node)
-        target = self.literal(node.value, kind)
+        op, target = self.comparison(node, node.value)
         test = self.vp.test(h, target, op, self.options.inclusive_comparators)
         if test is None:
             self.raise_when_compared(node, values.where, h, target, op)
@@ -164,18 +166,6 @@ class QueryLowering:
         answer = ('BIND(IF(COALESCE(?hits, 0) = 0, "no", IF(?hits = ?total, "yes", "not sure"))'
                   " AS ?answer)")
         return f"SELECT ?answer WHERE {{\n  {counted}\n  {answer}\n}}", Shape("answer")
-
-    def visit_VerifyStr(self, node):
-        return self._verify(node, STRING)
-
-    def visit_VerifyNum(self, node):
-        return self._verify(node, QUANTITY)
-
-    def visit_VerifyYear(self, node):
-        return self._verify(node, YEAR)
-
-    def visit_VerifyDate(self, node):
-        return self._verify(node, DATE)
 
 
 def select(columns: str, inner: str) -> str:

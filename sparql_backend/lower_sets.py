@@ -10,13 +10,12 @@ qualifier values joins twice and is counted once).
 
 from __future__ import annotations
 
-from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR
 from koplc.sparql_backend.patterns import Sub, block, join
 from koplc.sparql_backend.terms import iri
 
 
 class SetLowering:
-    """visit_<Op>(node, var) -> Sub for the ops that give entity sets."""
+    """The visitors (`OpInfo.visitor`), `(node, var) -> Sub`, of the ops that give entity sets."""
 
     __slots__ = ()
 
@@ -74,11 +73,12 @@ class SetLowering:
         return (f"{f} {v.fact_h} {x} ; {v.fact_r} {k} ; {v.record} {v.attribute} ; "
                 f"{v.fact_t} {value} ."), ("node", f), f
 
-    def _filter(self, node, x, kind):
+    def visit_filter(self, node, x):
+        """FilterStr/Num/Year/Date: a fact of the key whose value passes the literal test (the
+        comparison, `Lowering.comparison`, is the one part that depends on the value kind)."""
         inner = self.set_of(node.input, x).entities()
         base = inner.where
-        op = "=" if kind == STRING else self.comparator(node)
-        target = self.literal(node.value, kind)
+        op, target = self.comparison(node, node.value)
         h = self.fresh("v")
         fact_pattern, fact, fact_id = self.attribute_fact(x, node.key, h)
         test = self.vp.test(h, target, op, self.options.inclusive_comparators)
@@ -95,22 +95,11 @@ class SetLowering:
         self.guard(node, join(where, self.vp.comparable(handle, target)),
                    f"unsupported comparator {op!r}: the engine supports =, !=, <, >")
 
-    def visit_FilterStr(self, node, x):
-        return self._filter(node, x, STRING)
-
-    def visit_FilterNum(self, node, x):
-        return self._filter(node, x, QUANTITY)
-
-    def visit_FilterYear(self, node, x):
-        return self._filter(node, x, YEAR)
-
-    def visit_FilterDate(self, node, x):
-        return self._filter(node, x, DATE)
-
-    def _qfilter(self, node, x, kind):
+    def visit_qfilter(self, node, x):
+        """QFilterStr/Num/Year/Date: the input's (entity, fact) pairs whose fact has a
+        qualifier value of the key that passes the literal test."""
         inner = self.set_of(node.input, x)
-        op = "=" if kind == STRING else self.comparator(node)
-        target = self.literal(node.qvalue, kind)
+        op, target = self.comparison(node, node.qvalue)
         if inner.fact[0] != "node" or inner.empty:  # plain triples carry no qualifiers
             return inner.nothing()
         f, q = inner.fact[1], self.fresh("q")
@@ -122,18 +111,6 @@ class SetLowering:
         # A join, not FILTER EXISTS: the key (which holds the fact) keeps each pair once, and
         # Virtuoso drops FILTER EXISTS inside a UNION branch of a subquery.
         return inner._replace(where=join(inner.where, has, test))
-
-    def visit_QFilterStr(self, node, x):
-        return self._qfilter(node, x, STRING)
-
-    def visit_QFilterNum(self, node, x):
-        return self._qfilter(node, x, QUANTITY)
-
-    def visit_QFilterYear(self, node, x):
-        return self._qfilter(node, x, YEAR)
-
-    def visit_QFilterDate(self, node, x):
-        return self._qfilter(node, x, DATE)
 
     def visit_And(self, node, x):
         left, right = self.set_of(node.left, x), self.set_of(node.right, x)

@@ -1,10 +1,12 @@
 """The native executor: runs an IR program on a KB with the official KoPL engine's semantics.
 
-`execute(program, kb)` dispatches on the node class to `visit_<Op>` methods (the set ops,
-query ops and S-expression extensions live in `sets`, `queries` and `extensions`); the dispatch
-table is built once at import. Intermediate results are what the engine keeps in its memory —
-an entity set is ``(node ids, facts or None)`` with duplicates kept, values are `Value` objects —
-and only the root result is rendered into an `Answer`.
+`execute(program, kb)` dispatches on the node class to the method the op registry names
+(`OpInfo.visitor`: `visit_<Op>`, or `visit_<family>` for the Filter*, QFilter* and Verify*
+families; the set ops, query ops and S-expression extensions live in `sets`, `queries` and
+`extensions`, as `OpInfo.module` says); the dispatch table is built once at import.
+Intermediate results are what the engine keeps in its memory — an entity set is
+``(node ids, facts or None)`` with duplicates kept, values are `Value` objects — and only the
+root result is rendered into an `Answer`.
 Deliberate departures from the engine are the named switches of `ExecOptions`. What the engine
 refuses whatever the data (ill-typed inputs, unknown operator words, unreadable literals, an
 extension op with `extension_ops` off) is refused first by `koplc.kopl.runnable`, the pre-check
@@ -23,10 +25,11 @@ from koplc.kopl.execution.queries import QueryOps
 from koplc.kopl.execution.sets import SetOps
 from koplc.kopl.ir import OP_CLASSES, Node, Relate, SelectBetween
 from koplc.kopl.kb.model import KB, QUALIFIERS
+from koplc.kopl.registry import OPS
 from koplc.kopl.runnable import require_runnable
 from koplc.kopl.step_names import label_in
 from koplc.kopl.types import Comparator, Type
-from koplc.kopl.values import Value, ValueProblem, compiled_test
+from koplc.kopl.values import STRING, Value, ValueProblem, compiled_test
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,12 @@ class Executor(SetOps, QueryOps, ExtensionOps):
         """The node's comparator as text (the pre-check refused any other word)."""
         return _COMPARATORS[node.comparator]
 
+    def literal_test(self, node: Node, text: str):
+        """The test of the node's value literal `text`, read as the node's value kind and
+        compared by its comparator (a string is only ever equal)."""
+        kind = node.value_kind()
+        return self.test(node, text, kind, "=" if kind == STRING else self.comparator(node))
+
     def test(self, node: Node, text: str, kind: str, op: str):
         """The test `value -> bool` of comparing with the literal `text` by `op`; problems
         (an unreadable literal, a comparison the engine refuses) fail `node`'s step."""
@@ -194,10 +203,10 @@ def _numbered(program: Node, failure: StepFailure) -> ExecutionError:
 
 
 def _missing(self: Executor, node: Node):
-    raise self.error(node, f"the executor has no visit_{type(node).__name__}")
+    raise self.error(node, f"the executor has no {OPS[type(node).__name__].visitor}")
 
 
-_VISITORS = {cls: getattr(Executor, f"visit_{cls.__name__}", _missing) for cls in OP_CLASSES}
+_VISITORS = {cls: getattr(Executor, OPS[cls.__name__].visitor, _missing) for cls in OP_CLASSES}
 _new_answer = tuple.__new__  # builds the Answer named tuple without a Python-level __new__
 
 

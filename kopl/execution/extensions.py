@@ -27,7 +27,8 @@ POINT, START, END = "point in time", "start time", "end time"
 
 
 class ExtensionOps:
-    """visit_<Op> for the S-expression extension ops (mixed into `Executor`)."""
+    """The visitors (`OpInfo.visitor`) of the S-expression extension ops (mixed into
+    `Executor`)."""
 
     __slots__ = ()
 

@@ -5,7 +5,7 @@ tie, yes / no / not sure)."""
 from __future__ import annotations
 
 from koplc.kopl.types import AmongOp, BetweenOp
-from koplc.kopl.values import QUANTITY, STRING, Value
+from koplc.kopl.values import QUANTITY, Value
 
 _EMPTY: tuple = ()
 # Enum members read once: attribute access on an Enum class is slow in Python 3.11.
@@ -13,7 +13,7 @@ LESS, SMALLEST = BetweenOp.LESS, AmongOp.SMALLEST
 
 
 class QueryOps:
-    """visit_<Op> for the ops that answer (mixed into `Executor`)."""
+    """The visitors (`OpInfo.visitor`) of the ops that answer (mixed into `Executor`)."""
 
     __slots__ = ()
 
@@ -167,10 +167,11 @@ class QueryOps:
                 picked[names[n]] = None
         return list(picked)
 
-    def _verify(self, node, kind: str):
+    def visit_verify(self, node):
+        """VerifyStr/Num/Year/Date: yes when every input value passes the literal test, no
+        when none does, not sure otherwise."""
         values = self._values(node.input)
-        op = "=" if kind == STRING else self.comparator(node)
-        test = self.test(node, node.value, kind, op)
+        test = self.literal_test(node, node.value)
         matched = 0
         for v in values:  # every value is compared, as in the engine (which may raise)
             if test(v):
@@ -178,15 +179,3 @@ class QueryOps:
         if matched == 0:
             return "no"
         return "yes" if matched == len(values) else "not sure"
-
-    def visit_VerifyStr(self, node):
-        return self._verify(node, STRING)
-
-    def visit_VerifyNum(self, node):
-        return self._verify(node, QUANTITY)
-
-    def visit_VerifyYear(self, node):
-        return self._verify(node, "year")
-
-    def visit_VerifyDate(self, node):
-        return self._verify(node, "date")

@@ -9,13 +9,13 @@ output follows string hashing there; ours follows the node numbers.
 from __future__ import annotations
 
 from koplc.kopl.ir import Relate
-from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR
 
 _EMPTY: tuple = ()
 
 
 class SetOps:
-    """visit_<Op> for the ops that produce entity sets (mixed into `Executor`)."""
+    """The visitors (`OpInfo.visitor`) of the ops that produce entity sets (mixed into
+    `Executor`)."""
 
     __slots__ = ()
 
@@ -55,10 +55,11 @@ class SetOps:
             return [n for n in unique if n in index]
         return [n for n in index if n in unique]
 
-    def _filter_attribute(self, node, kind: str):
+    def visit_filter(self, node):
+        """FilterStr/Num/Year/Date: one entry per fact of the key whose value passes the
+        literal test (`literal_test`, the one part that depends on the value kind)."""
         ids, _ = self._entities(node.input)
-        test = self.test(node, node.value, kind,
-                         "=" if kind == STRING else self.comparator(node))
+        test = self.literal_test(node, node.value)
         index = self.kb.attr_index.get(node.key)
         out, facts = [], []
         if index:
@@ -69,22 +70,11 @@ class SetOps:
                         facts.append(fact)
         return out, facts
 
-    def visit_FilterStr(self, node):
-        return self._filter_attribute(node, STRING)
-
-    def visit_FilterNum(self, node):
-        return self._filter_attribute(node, QUANTITY)
-
-    def visit_FilterYear(self, node):
-        return self._filter_attribute(node, YEAR)
-
-    def visit_FilterDate(self, node):
-        return self._filter_attribute(node, DATE)
-
-    def _filter_qualifier(self, node, kind: str):
+    def visit_qfilter(self, node):
+        """QFilterStr/Num/Year/Date: the (entity, fact) pairs with a qualifier value of the key
+        that passes the literal test."""
         ids, facts = self.with_facts(node.input)
-        test = self.test(node, node.qvalue, kind,
-                         "=" if kind == STRING else self.comparator(node))
+        test = self.literal_test(node, node.qvalue)
         key = node.qkey
         out, kept = [], []
         for n, fact in zip(ids, facts, strict=True):
@@ -100,18 +90,6 @@ class SetOps:
         if node.__class__ is Relate:
             return self.visit_Relate(node, True)
         return self._entities(node)
-
-    def visit_QFilterStr(self, node):
-        return self._filter_qualifier(node, STRING)
-
-    def visit_QFilterNum(self, node):
-        return self._filter_qualifier(node, QUANTITY)
-
-    def visit_QFilterYear(self, node):
-        return self._filter_qualifier(node, YEAR)
-
-    def visit_QFilterDate(self, node):
-        return self._filter_qualifier(node, DATE)
 
     def visit_Relate(self, node, with_facts: bool = False):
         """Relate; the facts are computed only when asked (only QFilter* reads them)."""
