@@ -20,10 +20,7 @@ from koplc.kopl.ir import (
     Count,
     Entity,
     FilterConcept,
-    FilterDate,
-    FilterNum,
     FilterStr,
-    FilterYear,
     Find,
     FindAll,
     Hop,
@@ -32,7 +29,9 @@ from koplc.kopl.ir import (
     TimeConstraint,
 )
 from koplc.kopl.program import Parsed, Path, SourceMap
+from koplc.kopl.registry import op_for
 from koplc.kopl.types import Direction
+from koplc.kopl.values import QUANTITY
 from koplc.sexpr.atoms import (
     COMPARISONS,
     INVERSE_SUFFIX,
@@ -57,7 +56,6 @@ _ARITY = {
     **dict.fromkeys(COMPARISONS, (2, 2, "2 arguments: an attribute and a typed literal")),
     "TC": (3, 3, "3 arguments: a set, a relation, and a year, a date or NOW"),
 }
-_FILTERS = {"number": FilterNum, "year": FilterYear, "date": FilterDate, "string": FilterStr}
 
 
 def build_program(item: Item, text: str) -> Parsed:
@@ -177,7 +175,8 @@ class _Builder:
         if key is None or literal is None or inner is None:
             return None
         comparator = COMPARISONS.get(op, "=")
-        cls = _FILTERS[literal.kind]
+        # An S-expression number is a quantity without a unit.
+        cls = op_for("filter", QUANTITY if literal.kind == "number" else literal.kind)
         spans = {"key": key_item.span, "value": value_item.span}
         if cls is FilterStr:
             if comparator != "=":

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from koplc.kopl import ir
 from koplc.kopl.errors import UnsupportedConstruct
+from koplc.kopl.registry import op_for
+from koplc.kopl.values import STRING
 from koplc.sparql_backend.encodings import (
     ATTRIBUTE,
     BACKWARD,
@@ -209,7 +211,7 @@ def _read_triple(s: str, p: str, o: str, e: Encoding, facts: Facts) -> None:
     elif not e.reified and p.startswith(e.base + e.relation_prefix):
         facts.records.append((s, e.relation_name(p), "plain", o))
     elif p == e.value and o.startswith('"') and e.value_nodes:
-        facts.tests[s] = ("string", _literal(o), "=")
+        facts.tests[s] = (STRING, _literal(o), "=")
     elif e.reified and s in facts.fact_of.values() and e.key_name(p) and o.startswith("?"):
         facts.qualifiers.append((s, e.key_name(p), o))
     else:
@@ -227,21 +229,14 @@ def _literal(token: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m[1], m[1]), body)
 
 
-FILTERS = {"string": ir.FilterStr, "number": ir.FilterNum, "year": ir.FilterYear,
-           "date": ir.FilterDate}
-VERIFIES = {"string": ir.VerifyStr, "number": ir.VerifyNum, "year": ir.VerifyYear,
-            "date": ir.VerifyDate}
-QFILTERS = {"string": ir.QFilterStr, "number": ir.QFilterNum, "year": ir.QFilterYear,
-            "date": ir.QFilterDate}
-
-
-def _value_filter(ops: dict, node: ir.Node, key: str, test: tuple[str, str, str]) -> ir.Node:
-    """The Filter* (or QFilter*) op of a value test on `node`'s facts."""
+def _value_filter(family: str, node: ir.Node, key: str, test: tuple[str, str, str]
+                  ) -> ir.Node:
+    """The Filter* (or, for family "qfilter", QFilter*) op of a value test on `node`'s facts."""
     kind, value, op = test
-    cls = ops[kind]
-    fields = ("key", "value") if cls in FILTERS.values() else ("qkey", "qvalue")
-    extra = {} if kind == "string" else {"comparator": op}
-    return cls(input=node, **dict(zip(fields, (key, value), strict=True)), **extra)
+    fields = ("key", "value") if family == "filter" else ("qkey", "qvalue")
+    extra = {} if kind == STRING else {"comparator": op}
+    return op_for(family, kind)(input=node, **dict(zip(fields, (key, value), strict=True)),
+                                **extra)
 
 
 class _Builder:
@@ -265,9 +260,9 @@ class _Builder:
         if head == "SELECT ?answer WHERE {" and self.f.verify is not None:
             handle, (kind, value, op) = self.f.verify
             x, key = self.f.attributes[handle]
-            extra = {} if kind == "string" else {"comparator": op}
-            return VERIFIES[kind](input=ir.QueryAttr(input=self.set_of(x), key=key),
-                                  value=value, **extra)
+            extra = {} if kind == STRING else {"comparator": op}
+            return op_for("verify", kind)(input=ir.QueryAttr(input=self.set_of(x), key=key),
+                                          value=value, **extra)
         if "AS ?relation)" in head and self.f.asked_relation:
             left, right = self.f.asked_relation
             return ir.QueryRelation(left=self.set_of(left), right=self.set_of(right))
@@ -344,7 +339,7 @@ class _Builder:
                 node = ir.FilterConcept(input=node, concept=concept)
         for handle, (x, key) in self.f.attributes.items():
             if x == var and handle in self.f.tests and self.f.tests[handle][0] != "any":
-                node = self.qualified(_value_filter(FILTERS, node, key, self.f.tests[handle]),
+                node = self.qualified(_value_filter("filter", node, key, self.f.tests[handle]),
                                       self.f.fact_of.get((handle,)))
         self.built[var] = node
         return node
@@ -353,7 +348,7 @@ class _Builder:
         """`node` under the qualifier tests the query puts on its fact variable."""
         for f, key, handle in self.f.qualifiers:
             if f == fact and handle in self.f.tests:
-                node = _value_filter(QFILTERS, node, key, self.f.tests[handle])
+                node = _value_filter("qfilter", node, key, self.f.tests[handle])
         return node
 
     def defined(self, var: str) -> ir.Node | None:

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from koplc.kopl.errors import UnsupportedConstruct
+from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR
 from koplc.sparql_backend.encodings import Encoding
 
 # The engine's value tests as value_patterns.py writes them (value nodes): a quantity, a time.
@@ -64,7 +65,7 @@ def read_string_test(text: str, e: Encoding, facts) -> bool:
     found = re.match(r'^([?$]\w+) <([^>]+)> "((?:[^"\\]|\\.)*)" \.$', text.strip())
     if found is None or found[2] != e.value:
         return False
-    facts.tests[found[1]] = ("string", unescape(found[3]), "=")
+    facts.tests[found[1]] = (STRING, unescape(found[3]), "=")
     return True
 
 
@@ -76,7 +77,8 @@ def read_value_test(line: str, e: Encoding, facts) -> bool:
     quantity = _QUANTITY.match(line)
     if quantity and (quantity[2], quantity[4]) == (e.unit, e.value):
         op, number, _ = _comparison(quantity[7])
-        facts.tests[quantity[1]] = ("number", f"{_number(number)} {unescape(quantity[6])}", op)
+        facts.tests[quantity[1]] = (QUANTITY, f"{_number(number)} {unescape(quantity[6])}",
+                                    op)
         return True
     time = _TIME.match(line)
     if time and (time[2], time[4]) == (e.year, e.time):
@@ -84,13 +86,13 @@ def read_value_test(line: str, e: Encoding, facts) -> bool:
         dated = re.search(r'"(\d{4}-\d\d-\d\d)"', check)
         if dated is None:
             op, year, _ = _comparison(check)
-            facts.tests[time[1]] = ("year", year, op)
+            facts.tests[time[1]] = (YEAR, year, op)
         elif "STR(" in check:
-            facts.tests[time[1]] = ("date", dated[1], "!=" if "!=" in check else "=")
+            facts.tests[time[1]] = (DATE, dated[1], "!=" if "!=" in check else "=")
         else:
             op, day, _ = _comparison(check.split("||")[0] if not check.startswith("!(")
                                      else check)
-            facts.tests[time[1]] = ("date", day, op)
+            facts.tests[time[1]] = (DATE, day, op)
         return True
     raise UnsupportedConstruct(f"cannot lift the FILTER of {line!r}", code="unsupported-sparql")
 

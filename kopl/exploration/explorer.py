@@ -35,13 +35,12 @@ from koplc.kopl.exploration.pool import (
 from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.exploration.sampler import Drawn, Sampler, Usage
 from koplc.kopl.kb.model import KB
+from koplc.kopl.registry import ops_of
 from koplc.kopl.syntax.steps import print_program
 from koplc.kopl.types import Type
 
 # Questions that read the whole asked set: asking them of every entity of a concept is trivia.
-_READS_WHOLE_SET = (ir.QueryName, ir.Count, ir.QueryAttr, ir.QueryAttrUnderCondition,
-                    ir.QueryAttrQualifier)
-_VERIFY = (ir.VerifyStr, ir.VerifyNum, ir.VerifyYear, ir.VerifyDate)
+_READS_WHOLE_SET = ops_of("name", "count", "attribute", "verify")
 
 
 @dataclass(frozen=True)
@@ -212,7 +211,7 @@ class _Judge:
         asked, topic = set(drawn.asked.ids), drawn.asked.topic
         if isinstance(root, (ir.QueryName, ir.Count)) and asked <= topic:
             return "only the topic"
-        if isinstance(root, (*_READS_WHOLE_SET, *_VERIFY)) and asked != topic \
+        if isinstance(root, _READS_WHOLE_SET) and asked != topic \
                 and self.whole_concept(asked):
             return "a whole concept"
         return None

@@ -3,19 +3,16 @@ and how a KB value reads as a literal of a kind."""
 
 from __future__ import annotations
 
-from koplc.kopl import ir
+from koplc.kopl.registry import op_for, value_kinds_of
 from koplc.kopl.types import Comparator
-from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
+from koplc.kopl.values import DATE, YEAR, Value
 
 ORDERED = (Comparator.EQ, Comparator.NE, Comparator.LT, Comparator.GT)
 TIME_QUALIFIERS = ("point in time", "start time")
-FILTERS = {STRING: ir.FilterStr, QUANTITY: ir.FilterNum, YEAR: ir.FilterYear,
-           DATE: ir.FilterDate}
-QFILTERS = {STRING: ir.QFilterStr, QUANTITY: ir.QFilterNum, YEAR: ir.QFilterYear,
-            DATE: ir.QFilterDate}
-VERIFIERS = {STRING: ir.VerifyStr, QUANTITY: ir.VerifyNum, YEAR: ir.VerifyYear,
-             DATE: ir.VerifyDate}
-KINDS = (STRING, QUANTITY, YEAR, DATE)
+KINDS = value_kinds_of("filter")  # string, quantity, year, date
+FILTERS = {kind: op_for("filter", kind) for kind in KINDS}
+QFILTERS = {kind: op_for("qfilter", kind) for kind in KINDS}
+VERIFIERS = {kind: op_for("verify", kind) for kind in KINDS}
 
 
 def literal(value: Value, kind: str) -> str:

@@ -19,38 +19,31 @@ from dataclasses import dataclass
 from koplc.kopl import ir
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import Executor, StepFailure
-from koplc.kopl.exploration.kinds import (
-    FILTERS,
-    KINDS,
-    ORDERED,
-    QFILTERS,
-    TIME_QUALIFIERS,
-    VERIFIERS,
-    kind_fits,
-    literal,
-)
+from koplc.kopl.exploration.kinds import KINDS, ORDERED, TIME_QUALIFIERS, kind_fits, literal
 from koplc.kopl.exploration.questions import ASKERS
 from koplc.kopl.exploration.set_steps import EXTENDERS
 from koplc.kopl.kb.model import KB
+from koplc.kopl.registry import OPS, op_for, ops_of, value_kind_of
 from koplc.kopl.types import Comparator
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR
 
 SAMPLE = 12  # members of a set looked at to ground a step
 
 # Ops are picked in two stages: a family by its weight (relations are the backbone of a program,
-# joins and extensions the seasoning), then an op of the family, the pool's rarest first.
-_FAMILIES = {
-    "relate": (6.0, ("Relate",)), "concept": (1.0, ("FilterConcept",)),
-    "filter": (2.0, ("FilterStr", "FilterNum", "FilterYear", "FilterDate", "QFilterStr",
-                     "QFilterNum", "QFilterYear", "QFilterDate")),
-    "join": (1.5, ("And", "Or")), "extension": (1.0, ("ArgMax", "ArgMin", "TimeConstraint")),
-    "name": (4.0, ("QueryName",)), "count": (1.5, ("Count",)),
-    "attribute": (2.0, ("QueryAttr", "QueryAttrUnderCondition", "QueryAttrQualifier")),
-    "relation": (1.0, ("QueryRelation", "QueryRelationQualifier")),
-    "select": (1.5, ("SelectAmong", "SelectBetween")),
-    "verify": (1.5, ("VerifyStr", "VerifyNum", "VerifyYear", "VerifyDate")),
-}
-_FAMILY_OF = {op: family for family, (_, ops) in _FAMILIES.items() for op in ops}
+# joins and extensions the seasoning), then an op of the family, the pool's rarest first. The
+# families are the registry's, except that qualifier filters are drawn as filters and the
+# extension ops as one family.
+_WEIGHTS = {"relate": 6.0, "concept": 1.0, "filter": 2.0, "set": 1.5, "extension": 1.0,
+            "name": 4.0, "count": 1.5, "attribute": 2.0, "relation": 1.0, "select": 1.5,
+            "verify": 1.5}
+
+
+def _drawn_family(name: str) -> str:
+    """The family an op is drawn in."""
+    info = OPS[name]
+    if info.extension:
+        return "extension"
+    return "filter" if info.family == "qfilter" else info.family
 
 class Usage:
     """How often the pool uses each op and schema item; picks lean towards the rare ones."""
@@ -243,10 +236,12 @@ class Sampler:
         sampling without replacement): a family's weight shared among its ops present, each
         op's share leaning towards the rarer ones in the pool."""
         counts = self.usage.counts["op"]
+        families: dict[str, list[str]] = {}
+        for name in table:
+            families.setdefault(_drawn_family(name), []).append(name)
         weights = {}
-        for family in {_FAMILY_OF[name] for name in table}:
-            base, ops = _FAMILIES[family]
-            ops = [op for op in ops if op in table]
+        for family, ops in families.items():
+            base = _WEIGHTS[family]
             mean = sum(counts[op] for op in ops) / len(ops)
             for op in ops:
                 weights[op] = base / len(ops) * (1.0 + mean) / (1.0 + counts[op])
@@ -312,7 +307,7 @@ class Sampler:
         _, key, value, _ = fact
         kind = kind or value.type
         extra = {} if kind == STRING else {"comparator": self.comparator()}
-        return FILTERS[kind](input=node, key=key, value=literal(value, kind), **extra)
+        return op_for("filter", kind)(input=node, key=key, value=literal(value, kind), **extra)
 
     def relation_options(self, n: int) -> tuple[tuple[str, str], ...]:
         """The (relation, direction) pairs of a node's relation facts."""
@@ -363,8 +358,8 @@ _NEEDS = {
     "QueryAttr": "attributes", "QueryAttrUnderCondition": "qualified attributes",
     "QueryAttrQualifier": "qualified attributes", "ArgMax": QUANTITY, "ArgMin": QUANTITY,
     "SelectAmong": QUANTITY, "SelectBetween": QUANTITY,
-    **{cls.__name__: kind for kind, cls in (*FILTERS.items(), *VERIFIERS.items())},
-    **{cls.__name__: f"q:{kind}" for kind, cls in QFILTERS.items()},
+    **{op.__name__: value_kind_of(op) for op in ops_of("filter", "verify")},
+    **{op.__name__: f"q:{value_kind_of(op)}" for op in ops_of("qfilter")},
 }
 
 

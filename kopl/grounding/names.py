@@ -28,16 +28,14 @@ from koplc.kopl.grounding.repair import retype_node
 from koplc.kopl.grounding.unit_conversion import PASS as UNITS_PASS
 from koplc.kopl.grounding.unit_conversion import convert_node
 from koplc.kopl.ir import Node
+from koplc.kopl.registry import family_of, value_kind_of
 from koplc.kopl.types import ArgKind
+from koplc.kopl.values import DATE, QUANTITY, YEAR
 
 PASS = "names"
 NAME_KINDS = (ArgKind.ENTITY, ArgKind.CONCEPT, ArgKind.RELATION, ArgKind.ATTRIBUTE,
               ArgKind.QUALIFIER)
-_ORDERED = frozenset({"quantity", "date"})
-_KEY_TYPES = {ir.FilterStr: {"string"}, ir.FilterNum: {"quantity"}, ir.FilterYear: {"date"},
-              ir.FilterDate: {"date"}, ir.QFilterStr: {"string"}, ir.QFilterNum: {"quantity"},
-              ir.QFilterYear: {"date"}, ir.QFilterDate: {"date"}, ir.SelectBetween: _ORDERED,
-              ir.SelectAmong: _ORDERED, ir.ArgMax: _ORDERED, ir.ArgMin: _ORDERED}
+_ORDERED = frozenset({QUANTITY, DATE})
 KEY_TYPE_COST = 0.2
 
 
@@ -129,11 +127,21 @@ def _option(ctx: GroundingContext, node: Node, updates: dict, picks: list[Pick])
 
 def _key_type_cost(ctx: GroundingContext, node: Node) -> float:
     """A cost for a key whose values the operation cannot use (a string key in FilterNum)."""
-    wanted = _KEY_TYPES.get(type(node))
+    wanted = _key_types(node)
     if wanted is None:
         return 0.0
     key = getattr(node, "key", None) or getattr(node, "qkey", None)
     return KEY_TYPE_COST if ctx.profile.key_type(key) not in wanted else 0.0
+
+
+def _key_types(node: Node) -> frozenset[str] | None:
+    """The KB key types (string, quantity, date) whose values the op's key may hold, or None
+    when the op takes no key of its own."""
+    family = family_of(node)
+    if family in ("filter", "qfilter"):
+        kind = value_kind_of(node)
+        return frozenset({DATE if kind == YEAR else kind})  # the KB types a year key as a date
+    return _ORDERED if family in ("select", "superlative") else None
 
 
 def _field_picks(ctx, table, node: Node, field: str, kind: ArgKind) -> list[tuple]:

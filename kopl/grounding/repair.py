@@ -20,23 +20,14 @@ from koplc.kopl.grounding.context import GroundingContext
 from koplc.kopl.grounding.edits import Edit, numbered, op_text
 from koplc.kopl.grounding.operators import split_comparison
 from koplc.kopl.ir import Node
+from koplc.kopl.registry import family_of, op_for, value_kind_of
 from koplc.kopl.transform import rebuild
 from koplc.kopl.types import ArgKind, Comparator, Type
-from koplc.kopl.values import read_date, read_quantity
+from koplc.kopl.values import QUANTITY, STRING, read_date, read_quantity
 
 PASS = "repair"
 
-_FAMILIES = {
-    "filter": {"str": ir.FilterStr, "num": ir.FilterNum, "year": ir.FilterYear,
-               "date": ir.FilterDate},
-    "qfilter": {"str": ir.QFilterStr, "num": ir.QFilterNum, "year": ir.QFilterYear,
-                "date": ir.QFilterDate},
-    "verify": {"str": ir.VerifyStr, "num": ir.VerifyNum, "year": ir.VerifyYear,
-               "date": ir.VerifyDate},
-}
-_MEMBER = {cls: (family, kind) for family, table in _FAMILIES.items()
-           for kind, cls in table.items()}
-_VALUE_FIELD = {"filter": "value", "qfilter": "qvalue", "verify": "value"}
+_RETYPED = ("filter", "qfilter", "verify")  # families whose ops differ only in value kind
 _TIME_WORDS = re.compile(r"\b(after|before|later|earlier|since|until|prior)\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"^\s*(how many|what is the number of|what number of|count)\b",
                        re.IGNORECASE)
@@ -63,15 +54,14 @@ def _visit(ctx: GroundingContext, node: Node, expected: Type | None):
 
 
 def _retype_literal(ctx, node, expected, edits):
-    member = _MEMBER.get(type(node))
-    if member is None:
+    family = family_of(node)
+    if family not in _RETYPED:
         return node
-    family, kind = member
-    field = _VALUE_FIELD[family]
+    kind, field = value_kind_of(node), type(node).value_field()
     written = getattr(node, field)
     key, qualifier = _key_of(node, family)
     key_type = _key_type(ctx, key, qualifier) if key else None
-    literal, said = split_comparison(written) if kind == "str" or _unreadable(kind, written) \
+    literal, said = split_comparison(written) if kind == STRING or _unreadable(kind, written) \
         else (written, None)
     timeish = bool(_TIME_WORDS.search(written) or _TIME_WORDS.search(
         str(getattr(node, "comparator", ""))))
@@ -79,28 +69,27 @@ def _retype_literal(ctx, node, expected, edits):
     if target is None or (target == kind and literal == written):
         return node
     comparator = said or getattr(node, "comparator", Comparator.EQ)
-    if target == "str" and comparator not in (Comparator.EQ, "="):
+    if target == STRING and comparator not in (Comparator.EQ, "="):
         return node  # a string equality cannot say "<"
     values = {name: getattr(node, name) for name in type(node).model_fields
               if name not in ("op", field, "comparator")}
     values[field] = literal
-    if target != "str":
+    if target != STRING:
         values["comparator"] = comparator
-    new = _FAMILIES[family][target](**values)
+    new = op_for(family, target)(**values)
     why = (f"the KB's {key!r} values are {_PLURALS[key_type]}" if key_type else
-           f"{literal!r} reads as a {_WORDS[target]}")
+           f"{literal!r} reads as a {target}")
     if said is not None:
         why += f" and {written!r} states the comparison {op_text(said)!r}"
     edits.append(Edit(new, "function", type(node).__name__, type(new).__name__, why))
     return new
 
 
-_WORDS = {"str": "string", "num": "quantity", "year": "year", "date": "date"}
 _PLURALS = {"string": "strings", "quantity": "quantities", "date": "dates or years"}
 
 
 def _unreadable(kind: str, text: str) -> bool:
-    if kind == "num":
+    if kind == QUANTITY:
         return read_quantity(text) is None
     if kind == "date":
         return read_date(text) is None
@@ -114,18 +103,18 @@ def _literal_kind(literal: str, key_type: str | None, timeish: bool, kind: str,
     is_year = re.fullmatch(r"-?\d{1,4}", literal.strip()) is not None
     is_quantity = read_quantity(literal) is not None
     if key_type == "string":
-        return "str" if not compared else None
+        return STRING if not compared else None
     if key_type == "quantity":
-        return "num" if is_quantity else None
+        return QUANTITY if is_quantity else None
     if key_type == "date":
         return "date" if is_date else "year" if is_year else None
     if is_date:
         return "date"
     if is_year and (timeish or kind in ("year", "date")):
         return "year"
-    if is_quantity and (compared or kind != "str"):
-        return "num"
-    return None if kind != "str" or compared else "str"
+    if is_quantity and (compared or kind != STRING):
+        return QUANTITY
+    return None if kind != STRING or compared else STRING
 
 
 def _key_of(node: Node, family: str) -> tuple[str | None, bool]:

@@ -15,19 +15,17 @@ from functools import lru_cache
 from koplc.kopl.exploration.readings import plural
 from koplc.kopl.ir import (
     FilterConcept,
-    FilterNum,
     FilterStr,
-    FilterYear,
     FindAll,
     Node,
     QueryAttr,
     QueryRelation,
     SelectAmong,
     SelectBetween,
-    VerifyNum,
     VerifyStr,
-    VerifyYear,
 )
+from koplc.kopl.registry import op_for, ops_of
+from koplc.kopl.values import DATE, YEAR
 
 _YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
 _MOST = r"highest|largest|greatest|biggest|heaviest|longest|tallest|widest|deepest|most|latest|newest"
@@ -110,7 +108,7 @@ def answer_kind(cue: Cues, candidates: list, op_of) -> list:
     """The candidates whose last op gives what the question's form asks: a yes/no question a
     Verify, a superlative a SelectAmong or SelectBetween, a comparative a SelectBetween, when
     there are such candidates."""
-    wanted = ("VerifyNum", "VerifyStr", "VerifyYear") if cue.yes_no else (
+    wanted = [op.__name__ for op in ops_of("verify")] if cue.yes_no else (
         ("SelectAmong", "SelectBetween") if cue.most or cue.least else (
             ("SelectBetween",) if cue.more or cue.less else ()))
     kept = [c for c in candidates if op_of(c) in wanted]
@@ -145,8 +143,9 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues
             yield value, "="
 
 
-_FILTERS = {"quantity": FilterNum, "date": FilterYear}
-_VERIFIES = {"quantity": VerifyNum, "date": VerifyYear}
+def _op(family: str, key_type: str) -> type[Node]:
+    """The filter or verify for a key of the KB's type (a date key's value is stated as a year)."""
+    return op_for(family, YEAR if key_type == DATE else key_type)
 
 
 def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
@@ -156,7 +155,7 @@ def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
             if kind == "string":
                 yield FilterStr(input=node, key=key, value=value)
             else:
-                yield _FILTERS[kind](input=node, key=key, value=value, comparator=comparator)
+                yield _op("filter", kind)(input=node, key=key, value=value, comparator=comparator)
 
 
 def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
@@ -177,7 +176,7 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
                 if kind == "string":
                     yield VerifyStr(input=attr, value=value)
                 else:
-                    yield _VERIFIES[kind](input=attr, value=value, comparator=comparator)
+                    yield _op("verify", kind)(input=attr, value=value, comparator=comparator)
 
 
 def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:

@@ -37,7 +37,9 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
+from koplc.kopl.registry import OPS
 from koplc.kopl.syntax import steps as steps_syntax
+from koplc.kopl.types import Type
 from koplc.llm.byokg import fit
 from koplc.llm.symkgqa.answer_type import asks_how_many
 from koplc.llm.byokg.ops import (
@@ -100,8 +102,8 @@ class Candidate:
     score: float = 0.0
 
 
-FINISHING = ("QueryName", "Count", "QueryAttr", "SelectAmong", "SelectBetween", "QueryRelation",
-             "VerifyNum", "VerifyStr", "VerifyYear")
+# The ops that answer (they give no entity set): a program that ends in one is finished.
+FINISHING = frozenset(name for name, op in OPS.items() if not op.output.fits(Type.ENTITIES))
 
 
 def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = None
