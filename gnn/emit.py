@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from koplc.kopl.answering.ranking import chain_of, topic_avoiding
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.ir import Find, Node, QueryName, Relate
@@ -106,15 +107,13 @@ def program_of(topic: str, types: list[int], relations: list[str]) -> Node:
     return QueryName(input=node)
 
 
-def walk(graph, topic: int, types: list[int]) -> frozenset[str]:
-    """The names the chain of edge types reaches from `topic` on the whole KB, never entering
-    the topic again (self-loops stay put)."""
-    here = np.array([topic])
-    for kind in types:
-        if kind < graph.n_types - 1:
-            here = np.unique(graph.typed[kind][here].indices)
-            here = here[here != topic]
-    return frozenset(graph.names[i] for i in here if i != topic)
+def walk(kb, program: Node, topic: str) -> frozenset[str]:
+    """The names the program's chain reaches from `topic` on the whole KB, never entering the
+    topic again (the ranking rule every front end shares)."""
+    chain = chain_of(program)
+    if chain is None:
+        return frozenset()
+    return frozenset(topic_avoiding(kb, *chain)) - {topic}
 
 
 def predict(example, steps: list[np.ndarray], weights: list[np.ndarray],
@@ -133,5 +132,5 @@ def predict(example, steps: list[np.ndarray], weights: list[np.ndarray],
     except KoplcError:
         answers = None
     top_name = names[example.nodes[top]] if top is not None else None
-    chain = walk(graph, int(example.nodes[0]), types) if graph is not None else None
+    chain = walk(kb, program, example.topic) if graph is not None else None
     return Prediction(example.topic, top_name, frozenset(ranked), program, answers, ranked, chain)

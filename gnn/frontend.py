@@ -16,6 +16,7 @@ from koplc.gnn.model import Config
 from koplc.gnn.subgraph import Retriever, graph_of
 from koplc.gnn.train import evaluate, run_model, train
 from koplc.kopl.datasets.metaqa import Question
+from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 
 
@@ -100,20 +101,17 @@ class GnnFrontEnd:
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
         self.state = checkpoint.load(self.folder)  # a missing or corrupt model fails here
-        self._held: tuple | None = None
+        self.held = PerKB(lambda kb: setup_for(kb, self.state, self.folder))
 
     def setup(self, kb) -> Setup:
         """The graph, retriever and tokenizer for `kb`, kept for the last KB asked about (built
         during a question, they are its "setup" stage)."""
-        if self._held is None or self._held[0] is not kb:
-            self._held = (kb, setup_for(kb, self.state, self.folder))
-        return self._held[1]
+        return self.held.get(kb)
 
     def compile(self, question: str, kb) -> Compiled:
         """The program and answers for one question (topic in [brackets] or linked)."""
-        clock, fresh = time.perf_counter(), self._held is None or self._held[0] is not kb
+        seconds = self.held.setup_seconds(kb)
         text, parts = question.strip(), self.setup(kb)
-        seconds = {"setup": time.perf_counter() - clock} if fresh else {}
         clock = time.perf_counter()
         try:
             [example] = build_examples([Question(None, text, "", frozenset(), "question")],

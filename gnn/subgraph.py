@@ -68,14 +68,14 @@ def graph_of(kb) -> Graph:
 def link_topic(graph: Graph, text: str) -> str:
     """The topic of a question: its [bracketed] name, else the longest entity the KB's name
     lookup finds in it (the linking the LLM front end uses)."""
-    from koplc.kopl.grounding.mentions import link
+    from koplc.kopl.answering.linking import link_question
 
     marked = re.search(r"\[([^\]]+)\]", text)
     if marked:
         if marked.group(1) not in graph.name_to_node:
             raise GnnError(f"the topic [{marked.group(1)}] is not a KB name", code="gnn-no-topic")
         return marked.group(1)
-    names = [n for n in link(text, graph.kb).entities if n in graph.name_to_node]
+    names = [n for n in link_question(text, graph.kb).entities if n in graph.name_to_node]
     if not names:
         raise GnnError(f"no KB entity name found in the question {text!r}",
                        code="gnn-no-topic")

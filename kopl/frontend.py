@@ -16,9 +16,18 @@ from typing import Any, Protocol, runtime_checkable
 
 from koplc.kopl.ir import Node
 
-# The stages a question can fail at, in pipeline order; "empty" is a program that ran and found
-# nothing (or only the question's own entities).
-FAILURE_STAGES = ("link", "parse", "type", "grounding", "execution", "empty")
+# Every stage a front end may report a question failing at, in pipeline order, with what it
+# means; Compiled refuses any other.
+FAILURES = {
+    "link": "nothing in the question names an entity or concept of the KB",
+    "parse": "the program written does not parse",
+    "type": "the program does not type-check",
+    "grounding": "a name in the program has no candidate in the KB",
+    "execution": "the program failed to run",
+    "empty": "the program ran and found nothing (or only the question's own entities)",
+    "unfit": "no program that answers fits the question well enough",
+}
+FAILURE_STAGES = tuple(FAILURES)
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,11 @@ class Compiled:
     seconds: dict[str, float] = field(default_factory=dict)
     provenance: Provenance = field(default_factory=Provenance)
     trace: Any = None
+
+    def __post_init__(self):
+        if self.failure is not None and self.failure not in FAILURES:
+            raise ValueError(f"unknown failure stage {self.failure!r}; "
+                             f"one of {', '.join(FAILURE_STAGES)}")
 
     @property
     def ok(self) -> bool:

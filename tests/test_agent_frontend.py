@@ -12,7 +12,8 @@ import pytest
 from koplc.frontends import open_frontend
 from koplc.kopl.frontend import Settings
 from koplc.kopl.kb.cache import load_kb
-from koplc.llm.agent.frontend import AgentSettings, read_demos
+from koplc.llm.agent.frontend import AgentSettings
+from koplc.llm.symkgqa.kb_pool import read_demos
 from koplc.llm.agent.loop import AgentOptions
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -21,7 +22,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 @pytest.fixture(scope="module")
 def agent():
     settings = AgentSettings(AgentOptions(k=1),
-                             demos=read_demos(FIXTURES / "agent" / "example_demos.jsonl"))
+                             demos=tuple(read_demos(FIXTURES / "agent" / "example_demos.jsonl")))
     return open_frontend("agent", Settings(options=settings))
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from koplc.kopl.kb.cache import load_kb
 from koplc.llm.agent.dialog import Dialog, Turn, replay
-from koplc.llm.agent.frontend import read_demos
+from koplc.llm.symkgqa.kb_pool import read_demos
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun, allowed_actions
 from koplc.llm.agent.memory import DialogMemory
 from koplc.llm.agent.tools import Tools
@@ -42,7 +42,7 @@ class StallingTools(Tools):
 
 def _agent(kb, lm, tools=None) -> Agent:
     tools = tools or Tools(kb)
-    return Agent(tools, lm, DialogMemory(tools, DEMOS), AgentOptions(k=1))
+    return Agent(tools, lm, DialogMemory.from_demos(tools, DEMOS), AgentOptions(k=1))
 
 
 def test_a_tool_timing_out_mid_run_is_an_observation(kb):

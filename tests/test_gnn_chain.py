@@ -27,14 +27,15 @@ def authors() -> Graph:
 
 
 def test_walk_does_not_reach_back_through_the_topic():
-    from koplc.gnn.emit import walk
+    from koplc import api
+    from koplc.gnn.emit import program_of, walk
 
-    graph = authors()
-    ada = graph.name_to_node["Ada"]
-    assert walk(graph, ada, [FWD, BACK, FWD]) == {"P1", "P2"}  # not P3: Ada -> P1 -> Ada -> P3
-    assert walk(graph, ada, [FWD, BACK]) == {"Bob"}
-    assert walk(graph, ada, [LOOP, FWD, LOOP]) == {"P1", "P3"}  # staying put is no return
-    assert walk(graph, graph.name_to_node["Cy"], [FWD, BACK, FWD]) == {"P1", "P2"}
+    kb = api.load_kb(write_kb())
+    ada = program_of("Ada", [FWD, BACK, FWD], RELATIONS)
+    assert walk(kb, ada, "Ada") == {"P1", "P2"}  # not P3: Ada -> P1 -> Ada -> P3
+    assert walk(kb, program_of("Ada", [FWD, BACK], RELATIONS), "Ada") == {"Bob"}
+    assert walk(kb, program_of("Ada", [LOOP, FWD, LOOP], RELATIONS), "Ada") == {"P1", "P3"}
+    assert walk(kb, program_of("Cy", [FWD, BACK, FWD], RELATIONS), "Cy") == {"P1", "P2"}
 
 
 def subgraph_example() -> tuple[Graph, Example]:

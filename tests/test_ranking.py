@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from koplc import api
-from koplc.kopl.ranking import chain_of, topic_last
+from koplc.kopl.answering.ranking import chain_of, topic_last
 
 # Ada wrote P1 and P3 (alone); Bob wrote P1 and P2; Cy wrote P2. "Papers by Ada's coauthors"
 # reaches P1 and P2 through Bob, and P3 only back through Ada herself.

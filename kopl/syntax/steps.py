@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from lark import Token, Tree
+from lark import Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
 from koplc.grammar import load_grammar
@@ -18,6 +18,7 @@ from koplc.kopl.diagnostics import Diagnostic, Severity, Span
 from koplc.kopl.errors import ParseError
 from koplc.kopl.ir import Node
 from koplc.kopl.program import Parsed
+from koplc.kopl.syntax.lark_errors import offsets, span_of
 from koplc.kopl.syntax.quoting import quote, scan_quoted, unquote
 from koplc.kopl.syntax.step_list import Step, build_tree, linearize
 from koplc.kopl.types import ArgKind
@@ -54,16 +55,41 @@ def parse(text: str) -> Parsed:
     return parsed
 
 
+def parse_step(call: str) -> Step:
+    """One call as a step reads it: the function name and its textual arguments (quotes
+    removed, commas inside parentheses kept); raises ParseError.
+
+    >>> parse_step('Relate("directed by", forward)').args
+    ['directed by', 'forward']
+    """
+    text = f"Step 1: {call.strip()}\nDone"
+    try:
+        tree = load_grammar("kopl_steps").parse(text)
+    except UnexpectedInput as err:
+        raise _syntax_error(text, err) from None
+    diagnostics: list[Diagnostic] = []
+    [step] = [_step(text, node, diagnostics) for node in tree.find_data("step")]
+    errors = [d for d in diagnostics if d.is_error]
+    if errors:
+        raise ParseError(errors, source=text)
+    return step
+
+
+def print_call(function: str, args: list[str]) -> str:
+    """One call in canonical form: `print_call("Find", ["Heat"])` is 'Find(Heat)'."""
+    return f"{function}({', '.join(_print_arg(a) for a in args)})"
+
+
 def print_program(program: Node) -> str:
     """The canonical steps text of a program.
 
     >>> from koplc.kopl.ir import Find, QueryName
-    >>> print(print_program(QueryName(input=Find(name="Psycho (1960 film)"))))
-    Step 1: Find(Psycho (1960 film))
+    >>> print(print_program(QueryName(input=Find(name="Mercury (planet)"))))
+    Step 1: Find(Mercury (planet))
     Step 2: QueryName()
     Done
     """
-    lines = [f"Step {i}: {s.function}({', '.join(_print_arg(a) for a in s.args)})"
+    lines = [f"Step {i}: {print_call(s.function, s.args)}"
              for i, s in enumerate(linearize(program), start=1)]
     return "\n".join([*lines, "Done"])
 
@@ -88,10 +114,10 @@ def _needs_quotes(value: str) -> bool:
 def _step(text: str, tree: Tree, diagnostics: list[Diagnostic]) -> Step:
     label, func, *rest = tree.children
     span = Span.at_offset(text, tree.meta.start_pos, tree.meta.end_pos)
-    func_span = Span.at_offset(text, func.start_pos, func.end_pos)
+    func_span = span_of(text, func)
     pieces: list[tuple[str, int, int, bool]] = []
     if rest:
-        pieces = _split_args(text, rest[0], diagnostics)
+        pieces = _split_args(text, *offsets(rest[0]), diagnostics)
     info = registry.lookup(str(func))
     if info is not None and info.max_args is not None and len(pieces) > info.max_args:
         pieces = _merge_extra(text, pieces, info)
@@ -99,11 +125,11 @@ def _step(text: str, tree: Tree, diagnostics: list[Diagnostic]) -> Step:
                 [Span.at_offset(text, s, e) for _, s, e, _ in pieces])
 
 
-def _split_args(text: str, args: Token, diagnostics: list[Diagnostic]
+def _split_args(text: str, i: int, end: int, diagnostics: list[Diagnostic]
                 ) -> list[tuple[str, int, int, bool]]:
-    """(value, start, end, quoted) per comma-separated argument; commas in parens don't split."""
-    pieces = []
-    i, end = args.start_pos, args.end_pos
+    """(value, start, end, quoted) per comma-separated argument of `text[i:end]`; commas in
+    parens don't split."""
+    pieces: list[tuple[str, int, int, bool]] = []
     while i <= end:
         while i < end and text[i] in " \t":
             i += 1
@@ -167,11 +193,13 @@ def _numbering_warnings(tree: Tree, text: str) -> list[Diagnostic]:
     out = []
     for expected, node in enumerate(tree.find_data("step"), start=1):
         label = node.children[0]
-        number = int(re.search(r"\d+", str(label)).group())
+        digits = re.search(r"\d+", str(label))
+        assert digits is not None  # the grammar's LABEL has one
+        number = int(digits.group())
         if number != expected:
             out.append(Diagnostic(
                 "step-number", f"step labelled {number} is step {expected}",
-                Span.at_offset(text, label.start_pos, label.end_pos), Severity.WARNING))
+                span_of(text, label), Severity.WARNING))
     return out
 
 

@@ -2,7 +2,7 @@
 
 An action is one of `SearchNodes(name)`, `SearchGraphPatterns(what)` (around the entity set
 the program so far gives), `ExecuteSPARQL(query)`, a KoPL step such as
-`Relate(directed_by, forward)` (ExecuteKoPL of the program so far plus that step), or `Done`.
+`Relate(written_by, forward)` (ExecuteKoPL of the program so far plus that step), or `Done`.
 `replay` turns a (question, program) pair into a dialog by running the program's steps
 through the real tools, so demonstrations need no hand annotation.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from koplc.kopl.errors import KoplcError
 from koplc.kopl.registry import lookup
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.symkgqa.demos import calls_of, steps_of
@@ -39,12 +40,21 @@ class Action:
     def is_step(self) -> bool:
         return self.tool not in (*TOOL_ACTIONS, "Done")
 
+    @property
+    def args(self) -> list[str]:
+        """A KoPL step's arguments as the steps parser reads them (none for a tool action)."""
+        return steps_syntax.parse_step(self.text).args if self.is_step else []
+
+    def with_args(self, args: list[str]) -> Action:
+        """The same step with other arguments."""
+        return Action(self.tool, steps_syntax.print_call("", args)[1:-1])
+
 
 def parse_action(text: str) -> Action | None:
     """The action a line names, or None when it names none.
 
-    >>> parse_action(" Relate(directed_by, forward)")
-    Action(tool='Relate', argument='directed_by, forward')
+    >>> parse_action(" Relate(written_by, forward)")
+    Action(tool='Relate', argument='written_by, forward')
     >>> parse_action("Done.").text
     'Done'
     """
@@ -59,7 +69,13 @@ def parse_action(text: str) -> Action | None:
         return Action(name, argument.strip().strip('"').strip("'") if name != "ExecuteSPARQL"
                       else argument)
     info = lookup(name)
-    return Action(info.name, argument) if info is not None else None
+    if info is None:
+        return None
+    try:  # a KoPL step reads as the steps parser reads it, in canonical form
+        step = steps_syntax.parse_step(f"{info.name}({argument})")
+    except KoplcError:
+        return None
+    return Action(info.name, steps_syntax.print_call("", step.args)[1:-1])
 
 
 @dataclass
@@ -114,7 +130,7 @@ class Dialog:
 
     def taken(self, action_text: str) -> bool:
         """Whether `action_text` was taken before from the present state (the same step after
-        other steps, as in an actor's films' actors, is a new action)."""
+        other steps, as in an author's books' authors, is a new action)."""
         states = self.states()
         stateless = action_text.startswith("SearchNodes(")
         return any(t.action == action_text and (stateless or states[i] == states[-1])
@@ -151,7 +167,7 @@ def lifted_steps(query: str) -> list[str]:
 def thought_for(action: Action) -> str:
     """The thought a replayed dialog gives an action (short: the model writes them too). A
     step that reads a pattern names it as SearchGraphPatterns lists it ("Take relation
-    directed_by forward."), so the model learns to copy a listed pattern into its step."""
+    written_by forward."), so the model learns to copy a listed pattern into its step."""
     argument = action.argument.rstrip(".")
     words = {"SearchNodes": f"Look up {argument}.",
              "SearchGraphPatterns": "Which relations does it have?",
@@ -200,9 +216,9 @@ def plan_of(actions: list[Action]) -> str:
     """The plan of a dialog: the steps after the Finds, in order (a small LM keeps to the hops
     a question needs by following its own plan, written before the first turn).
 
-    >>> plan_of([parse_action("Find(Heat)"), parse_action("Relate(directed_by, forward)"),
+    >>> plan_of([parse_action("Find(Typee)"), parse_action("Relate(written_by, forward)"),
     ...          parse_action("QueryName()")])
-    'Relate(directed_by, forward), QueryName()'
+    'Relate(written_by, forward), QueryName()'
     """
     return ", ".join(a.text for a in actions if a.tool != "Find")
 

@@ -4,16 +4,18 @@ run like any other front end's."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
 
+from koplc.kopl.answering.linking import NOTHING_LINKS, link_question, links
+from koplc.kopl.answering.per_kb import PerKB
+from koplc.kopl.answering.stages import StageFailure, checked, parse_program, timed
 from koplc.kopl.errors import KoplcError
+from koplc.kopl.execution.judge import says_nothing
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun
 from koplc.llm.agent.memory import DialogMemory
 from koplc.llm.agent.tools import Tools
-from koplc.llm.symkgqa.demos import steps_of
+from koplc.llm.symkgqa.demos import Demo, steps_of
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class AgentSettings:
 
     loop: AgentOptions = AgentOptions()
     backend: str = "native"
-    demos: tuple | None = None
+    demos: tuple[Demo, ...] | None = None
     saved: str | None = None
     pool_file: str | None = None
 
@@ -37,17 +39,17 @@ class AgentFrontEnd:
 
     def __init__(self, lm, settings: AgentSettings | None = None):
         self.lm, self.settings = lm, settings or AgentSettings()
-        self._held = None
+        self.held = PerKB(self._build)
+
+    def _build(self, kb) -> Agent:
+        tools = Tools(kb, backend=self.settings.backend)
+        demos = self.settings.demos if self.settings.demos is not None else self._pool(kb)
+        memory = DialogMemory.from_demos(tools, demos, self.settings.saved)
+        return Agent(tools, self.lm, memory, self.settings.loop)
 
     def agent(self, kb) -> Agent:
-        if self._held is None or self._held[0] is not kb:
-            tools = Tools(kb, backend=self.settings.backend)
-            if self.settings.demos is not None:
-                memory = DialogMemory(tools, self.settings.demos, self.settings.saved)
-            else:
-                memory = DialogMemory.from_demos(tools, self._pool(kb), self.settings.saved)
-            self._held = (kb, Agent(tools, self.lm, memory, self.settings.loop))
-        return self._held[1]
+        """The Agent of `kb`, kept for the last KB asked about."""
+        return self.held.get(kb)
 
     def _pool(self, kb) -> list:
         """The few-shot front end's demonstrations on `kb`; the shipped MetaQA pool for a KB
@@ -58,15 +60,21 @@ class AgentFrontEnd:
         return demos_for_kb(kb, pool_file=self.settings.pool_file) or default_pool()
 
     def compile(self, question: str, kb) -> Compiled:
-        run = self.agent(kb).start(question).run()
-        return compiled_of(run)
+        """Run the agent on one question about `kb`; a question that names nothing of the KB
+        fails at linking, as with every front end."""
+        seconds = self.held.setup_seconds(kb)
+        agent = self.agent(kb)
+        with timed(seconds, "link"):
+            linked = link_question(question, kb)
+        if not links(linked):
+            return Compiled(linked.question, self.name, failure="link", error=NOTHING_LINKS,
+                            seconds=seconds)
+        compiled = compiled_of(agent.start(question).run())
+        return replace(compiled, seconds={**seconds, **compiled.seconds})
 
 
 def compiled_of(run: AgentRun) -> Compiled:
     """The Compiled of a finished (or stopped) run: its program checked, grounded and run."""
-    from koplc.kopl.check import check
-    from koplc.kopl.syntax import steps as steps_syntax
-
     seconds = {"agent": run.seconds}
     notes = {"rounds": len(run.dialog.turns), "stopped": run.finished,
              "dialog": run.dialog.to_json(), "corrected": run.corrected}
@@ -77,26 +85,27 @@ def compiled_of(run: AgentRun) -> Compiled:
     if not steps:
         return Compiled(**base, failure="parse", error="the dialog wrote no KoPL step")
     try:
-        program = steps_syntax.parse(steps_of("\n".join(steps))).program
-    except KoplcError as err:
-        return Compiled(**base, failure="parse", error=err.render())
-    errors = [d for d in check(program) if d.is_error]
-    if errors:
-        return Compiled(**base, program=program, failure="type",
-                        error="; ".join(d.message for d in errors))
-    clock = time.perf_counter()
-    grounded = _ground(run, program)
-    seconds["grounding"] = time.perf_counter() - clock
-    clock = time.perf_counter()
-    seen = run.agent.tools.execute_kopl(grounded)
-    seconds["execution"] = time.perf_counter() - clock
-    answers = tuple(a for a in seen.answers)
-    failure = None if answers else "empty"
-    return Compiled(**base, program=program, grounded=grounded, answers=answers, failure=failure)
+        program = parse_program(steps_of("\n".join(steps)))
+        checked(program)
+    except StageFailure as err:
+        written = program if err.stage == "type" else None
+        return Compiled(**base, program=written, failure=err.stage, error=err.message)
+    with timed(seconds, "grounding"):
+        grounded, why = _ground(run, program)
+    if why is not None:  # the tools checked its names as the dialog went; it runs as written
+        notes["ungrounded"] = why
+    with timed(seconds, "execution"):
+        seen = run.agent.tools.execute_kopl(grounded)
+    answers = tuple(seen.answers)
+    error = says_nothing(grounded, answers) if answers else None
+    return Compiled(**base, program=program, grounded=grounded,
+                    answers=() if error else answers, error=error,
+                    failure="empty" if error or not answers else None)
 
 
-def _ground(run: AgentRun, program):
-    """The program grounded on the KB (names the tools already checked stay as they are)."""
+def _ground(run: AgentRun, program) -> tuple:
+    """The program grounded on the KB, and None; or, when grounding fails, the program as
+    written and why grounding failed."""
     from koplc.kopl.grounding.choosers import SimilarityChooser
     from koplc.kopl.grounding.context import GroundingContext
     from koplc.kopl.grounding.driver import ground
@@ -105,9 +114,11 @@ def _ground(run: AgentRun, program):
     try:
         grounded = ground(program, GroundingContext(tools.kb, tools.indexes, run.question,
                                                     SimilarityChooser()))
-    except KoplcError:
-        return program
-    return program if grounded.remaining else grounded.program
+    except KoplcError as err:
+        return program, err.render()
+    if grounded.remaining:
+        return program, "; ".join(d.message for d in grounded.remaining)
+    return grounded.program, None
 
 
 def open_frontend(settings: Settings) -> AgentFrontEnd:
@@ -121,14 +132,3 @@ def open_frontend(settings: Settings) -> AgentFrontEnd:
     options = settings.options if isinstance(settings.options, AgentSettings) else \
         AgentSettings(pool_file=settings.pool)
     return AgentFrontEnd(lm, options)
-
-
-def read_demos(path: str | Path) -> tuple:
-    """Demonstration pairs from a JSONL file of {"question", "program"} records (program in
-    kopl-steps or one call a line); entities come from linking each question."""
-    import json
-
-    records = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()
-               if line.strip()]
-    return tuple((r["question"], tuple(r.get("entities", ())), r["program"],
-                  r.get("masked", r["question"])) for r in records)

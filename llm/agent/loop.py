@@ -24,8 +24,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from koplc.kopl.answer import ENTITY_TYPES
-from koplc.kopl.grounding.mentions import link
+from koplc.kopl.answering.linking import link_question
 from koplc.kopl.registry import lookup
+from koplc.kopl.syntax.steps import print_call
 from koplc.llm.agent.dialog import (
     Action,
     Dialog,
@@ -138,7 +139,7 @@ class Agent:
 
     def start(self, question: str) -> AgentRun:
         question = question.strip()
-        linked = link(question, self.tools.kb)
+        linked = link_question(question, self.tools.kb)
         masked = linked.masked()
         demos = self.memory.nearest(masked, self.options.demos)
         run = AgentRun(self, question, Dialog(question), masked, tuple(linked.entities), demos)
@@ -276,10 +277,11 @@ class Agent:
         turns = [t for t in entry.dialog.turns if t.ok]
         if done >= len(turns):
             return None
-        text = turns[done].action
-        for old, new in zip(entry.entities, run.entities, strict=True):
-            text = text.replace(old, new)
-        return parse_action(text)
+        action = parse_action(turns[done].action)
+        if action is None or not action.is_step:
+            return action
+        swap = dict(zip(entry.entities, run.entities, strict=True))
+        return action.with_args([swap.get(a, a) for a in action.args])
 
 
 def _gbnf_literal(text: str) -> str:
@@ -316,14 +318,15 @@ def _new(run: AgentRun, text: str) -> bool:
     or FindAll (the named entity itself, or every entity)."""
     action = parse_action(text)
     if action is not None and action.tool == "Find" and run.entities and \
-            action.argument.strip().strip('"').strip("'") not in run.entities:
+            action.args[:1] != [] and action.args[0] not in run.entities:
         return False
     if action is not None and action.tool in ("Count", "QueryName") and run.steps and \
-            run.steps[-1].startswith(("FindAll(", "Find(")):
+            getattr(parse_action(run.steps[-1]), "tool", None) in ("FindAll", "Find"):
         return False  # the question's own entity, or every entity, is never the answer
     if text == "Done":
-        last = lookup(run.steps[-1].split("(")[0]) if run.steps else None
-        return last is not None and last.output not in ENTITY_TYPES
+        last = parse_action(run.steps[-1]) if run.steps else None
+        info = lookup(last.tool) if last is not None else None
+        return info is not None and info.output not in ENTITY_TYPES
     return not run.dialog.taken(text)
 
 
@@ -372,11 +375,9 @@ def _follows(run: AgentRun, action: Action) -> bool:
     if not listed or action.tool in ("SearchGraphPatterns", "SearchNodes"):
         return True
     if action.tool == "Relate":
-        return action.text in listed or \
-            f"Relate({action.argument.replace(' ,', ',').strip()})" in listed
+        return action.text in listed
     if action.tool in ("QueryAttr", "FilterStr", "FilterNum", "FilterYear", "FilterDate"):
-        key = action.argument.split(",")[0].strip().strip('"')
-        return f"QueryAttr({key})" in listed
+        return bool(action.args) and print_call("QueryAttr", action.args[:1]) in listed
     return action.tool.startswith(("QFilter", "QueryAttrQualifier", "QueryRelationQualifier",
                                    "Verify", "Select"))
 
@@ -394,9 +395,9 @@ def _patterns(observation: str) -> list[str]:
         label = line.split(" -> ")[0].split()
         if len(label) >= 3 and label[0] == "relation":
             direction = "forward" if label[-1] == "plain" else label[-1]
-            steps.append(f"Relate({' '.join(label[1:-1])}, {direction})")
+            steps.append(print_call("Relate", [" ".join(label[1:-1]), direction]))
         elif len(label) >= 2 and label[0] == "attribute":
-            steps.append(f"QueryAttr({' '.join(label[1:])})")
+            steps.append(print_call("QueryAttr", [" ".join(label[1:])]))
     return steps
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from koplc.kopl.grounding.mentions import link
+from koplc.kopl.answering.linking import link_question
 from koplc.llm.agent.dialog import Dialog, replay
-from koplc.llm.symkgqa.demos import template_key
+from koplc.llm.symkgqa.demos import nearest_first, template_key
 
 
 @dataclass
@@ -58,7 +58,7 @@ class DialogMemory:
                            for d in demos], saved)
 
     def _add_saved(self, dialog: Dialog) -> Entry:
-        linked = link(dialog.question, self.tools.kb)
+        linked = link_question(dialog.question, self.tools.kb)
         entry = Entry(linked.masked(), tuple(linked.entities), dialog.question, None, dialog,
                       "saved")
         self.entries.append(entry)
@@ -104,6 +104,5 @@ class DialogMemory:
                 self._vectors = np.asarray(self.embedder.encode(texts), dtype=np.float32)
             vectors = self._vectors
         query = self.embedder.encode_queries([masked])[0]
-        sims = vectors @ query
-        order = sorted(range(len(sims)), key=lambda i: (-round(float(sims[i]), 5), i))
+        order = nearest_first(vectors @ query)
         return [self.entries[i] for i in order[:n]][::-1]

@@ -275,7 +275,7 @@ def _is_sparql(text: str) -> bool:
 
 
 def _parse(text: str) -> Node:
-    from koplc.kopl.check import check
+    from koplc.kopl.answering.stages import checked
     from koplc.kopl.syntax import ir_json
     from koplc.kopl.syntax import nested as nested_syntax
     from koplc.kopl.syntax import steps as steps_syntax
@@ -288,10 +288,7 @@ def _parse(text: str) -> Node:
         node = steps_syntax.parse(steps_of(text)).program
     else:
         node = nested_syntax.parse(text).program
-    errors = [d for d in check(node) if d.is_error]
-    if errors:
-        raise KoplcError("; ".join(d.message for d in errors), code="type")
-    return node
+    return checked(node)
 
 
 def _spoken(label: str) -> str:

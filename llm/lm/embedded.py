@@ -136,8 +136,7 @@ class LlamaCppLM:
         there for the next process."""
         if self._states is None or text == self._kept_prefix:
             return
-        from koplc.llm.lm import kept_prefix
-from koplc.llm.lm import speculative
+        from koplc.llm.lm import kept_prefix, speculative
 
         self._kept_prefix = text
         tokens = self._model.tokenize(text.encode(), add_bos=True)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
+from koplc.kopl.answering.linking import NoLink
+from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.llm.symkgqa.demos import template_of
-from koplc.llm.symkgqa.pipeline import Attempt, CompileOptions, Compiler, NoLink, Trace
+from koplc.llm.symkgqa.pipeline import Attempt, CompileOptions, Compiler, Trace
 
 
 class LlmFrontEnd:
@@ -21,7 +22,7 @@ class LlmFrontEnd:
     name = "llm"
     ranking = ("a program's answer is a set in the executor's order (the KB's), except that a "
                "chain's answers reached without passing through its topic again come first "
-               "(kopl/ranking.py); its first member is the top answer")
+               "(kopl/answering/ranking.py); its first member is the top answer")
 
     def __init__(self, lm, *, options: CompileOptions | None = None,
                  leave_template_out: bool = False, pool=None, pool_file: str | None = None,
@@ -29,29 +30,28 @@ class LlmFrontEnd:
         self.lm, self.pool, self.pool_file = lm, pool, pool_file
         self.options = options or CompileOptions()
         self.leave_template_out = leave_template_out
-        self._held = None if compiler is None else (compiler.kb, compiler)
+        self.held = PerKB(self._build, *((compiler.kb, compiler) if compiler else ()))
+
+    def _build(self, kb) -> Compiler:
+        pool = self.pool
+        if pool is None:
+            from koplc.llm.symkgqa.kb_pool import demos_for_kb
+
+            pool = demos_for_kb(kb, pool_file=self.pool_file)
+        return Compiler(kb, self.lm, kb_path=kb.source or None, pool=pool, options=self.options)
 
     def compiler(self, kb) -> Compiler:
         """The Compiler for `kb`, kept for the last KB asked about (its grounding indexes are
         kept by the KB's file)."""
-        if self._held is None or self._held[0] is not kb:
-            pool = self.pool
-            if pool is None:
-                from koplc.llm.symkgqa.kb_pool import demos_for_kb
-
-                pool = demos_for_kb(kb, pool_file=self.pool_file)
-            self._held = (kb, Compiler(kb, self.lm, kb_path=kb.source or None, pool=pool,
-                                       options=self.options))
-        return self._held[1]
+        return self.held.get(kb)
 
     def compile(self, question: str, kb) -> Compiled:
         """Compile and answer one question on `kb`."""
         options = self.options
         if self.leave_template_out:
             options = replace(options, exclude_template=template_of(question))
-        clock, fresh = time.perf_counter(), self._held is None or self._held[0] is not kb
+        setup = self.held.setup_seconds(kb)
         compiler = self.compiler(kb)
-        setup = {"setup": time.perf_counter() - clock} if fresh else {}
         try:
             compiled = compiled_of(compiler.compile(question, options))
         except NoLink as err:

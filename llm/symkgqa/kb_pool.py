@@ -3,13 +3,14 @@ on first use and cached), joined on the shipped MetaQA KB by its curated pool.""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
 
+from koplc.kopl.execution.judge import find_names
 from koplc.kopl.exploration import PoolEntry, explore_to_file, pool_for, pool_path, read_pool
-from koplc.llm.symkgqa.demos import Demo
-from koplc.llm.symkgqa.linking import find_names
+from koplc.llm.symkgqa.demos import Demo, steps_of
 
 
 def entry_demos(entries: list[PoolEntry]) -> list[Demo]:
@@ -36,14 +37,34 @@ def masked_template(question: str, names: tuple[str, ...]) -> str:
 
 
 def read_demos(path: str | Path) -> list[Demo]:
-    """The demonstrations of a pool file: a pool JSONL (`koplc explore`) or a MetaQA-style TSV
-    of questions with their type (the curated pool's format)."""
+    """The demonstrations of a pool file: a pool JSONL (`koplc explore`), a JSONL of
+    {"question", "program"} records people wrote (program in kopl-steps or one call a line;
+    optional "entities" and "masked"), or a MetaQA-style TSV of questions with their type (the
+    curated pool's format)."""
     path = Path(path)
     if path.suffix == ".tsv":
         from koplc.llm.symkgqa.demos import metaqa_pool
 
         return metaqa_pool(path.parent, pattern=path.name)
+    records = _written_records(path)
+    if records is not None:
+        return [Demo(r["question"], tuple(r.get("entities", ())), steps_of(r["program"]),
+                     r.get("masked", r["question"])) for r in records]
     return entry_demos(read_pool(path))
+
+
+def _written_records(path: Path) -> list[dict] | None:
+    """The records of a JSONL file of {"question", "program"} demonstrations, or None when the
+    file is a pool of another shape."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        records = [json.loads(line) for line in lines]
+    except json.JSONDecodeError:
+        return None
+    if records and all(isinstance(r, dict) and {"question", "program"} <= r.keys()
+                       and isinstance(r["program"], str) for r in records):
+        return records
+    return None
 
 
 def explored_pool(kb, kb_path: str | Path, *, progress: bool = True) -> list[PoolEntry]:

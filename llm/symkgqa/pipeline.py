@@ -9,27 +9,20 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from koplc.kopl.check import check
+from koplc.kopl.answering.linking import linked_or_raise
+from koplc.kopl.answering.repairs.context import RepairContext, SearchBest
+from koplc.kopl.answering.repairs.driver import repair
+from koplc.kopl.answering.repairs.pin_entities import moved
+from koplc.kopl.answering.stages import StageFailure, checked, parse_program, run, timed
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.grounding.mentions import link
-from koplc.kopl.ranking import topic_last
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.symkgqa.answer_type import counted
-from koplc.llm.byokg.ops import concept_starts
+from koplc.llm.lm.gbnf import grammar_for
+from koplc.llm.lm.scoring import LMChooser, inverse_consistency
 from koplc.llm.symkgqa.catalogue import ops_for_kb
 from koplc.llm.symkgqa.demos import FIXED, DemoSelector, calls_of, steps_of
-from koplc.llm.lm.gbnf import grammar_for
-from koplc.llm.symkgqa.linking import find_names, repair_finds
 from koplc.llm.symkgqa.prompt import PromptBuilder
-from koplc.llm.lm.scoring import LMChooser, inverse_consistency
 
 STOP = ("\nQuestion:", "\n\n")
-
-
-class NoLink(KoplcError):
-    """Nothing in the question names an entity or concept of the KB."""
-
-    default_code = "no-link"
 
 
 @dataclass(frozen=True)
@@ -130,23 +123,16 @@ class Compiler:
     def compile(self, question: str, options: CompileOptions | None = None) -> Trace:
         """Compile one question; raises NoLink when nothing in it links to the KB."""
         opts = options or self.options
-        clock = time.perf_counter()
-        linked = link(question, self.kb)
-        if not linked.entities and not linked.concepts:  # "elements" for "chemical element"
-            linked = replace(linked, concepts=tuple(
-                n.concept for n in concept_starts(self.kb, linked.question)))
-        if not linked.entities and not linked.concepts:
-            raise NoLink(f"nothing in the question links to the KB: {question.strip()!r} "
-                         "names no entity or concept the KB has")
-        seconds = {"link": time.perf_counter() - clock, "generation": 0.0, "grounding": 0.0,
-                   "execution": 0.0}
+        seconds = {"link": 0.0, "generation": 0.0, "grounding": 0.0, "execution": 0.0}
+        with timed(seconds, "link"):
+            linked = linked_or_raise(question, self.kb)
         clock = time.perf_counter()
         searched = self._search(linked, opts)
         seconds["search"] = time.perf_counter() - clock
         twin, reused = self._reuse(linked, opts, seconds)
         if reused is not None and reused.answer:
             attempts = [reused]
-            chosen = self._fit_search(attempts, 0, linked, searched, opts, seconds)
+            chosen = self._repair_after_run(attempts, 0, linked, searched, "", opts, seconds)
             return Trace(linked.question, list(linked.entities), list(linked.concepts),
                          [twin.question], attempts, chosen, seconds)
         clock = time.perf_counter()
@@ -180,11 +166,8 @@ class Compiler:
                 attempts += [replace(self._run(text, linked, opts, seconds), source="adapted")
                              for text in adapted(linked, demos)]
             chosen = self._pick(attempts, linked.question, seconds)
-        if chosen is None and opts.repair:
-            chosen = self._repair(attempts, linked.question, prompt, seconds)
-        if chosen is not None and opts.repair:
-            chosen = self._fit_answer_type(attempts, chosen, linked, opts, seconds)
-        chosen = self._fit_search(attempts, chosen, linked, searched, opts, seconds)
+        chosen = self._repair_after_run(attempts, chosen, linked, searched, prompt, opts,
+                                        seconds)
         if reused is not None:
             attempts.append(reused)  # kept for --explain, after the generated ones
         return Trace(linked.question, list(linked.entities), list(linked.concepts),
@@ -224,24 +207,39 @@ class Compiler:
         rest = opts.n_demos - len(shown)
         return (pool[-rest:] if rest else []) + shown
 
-    def _fit_search(self, attempts: list[Attempt], chosen: int | None, linked, searched,
-                    opts: CompileOptions, seconds) -> int | None:
-        """The search's check on the model: when no program answers, or the chosen one fits
-        the question (Reasoner.nearness) more than `fit_margin` worse than the search's best,
-        the search's best is run instead (the 270M model often adds a hop to a program it was
-        shown, or stops at a relation)."""
-        if not searched or not opts.repair:
+    def _repair_after_run(self, attempts: list[Attempt], chosen: int | None, linked,
+                          searched, prompt: str, opts: CompileOptions, seconds) -> int | None:
+        """The repairs after a run (kopl/answering/repairs): when nothing answered, the
+        neighbours of the unanswered programs (not of adapted demonstrations: those are other
+        questions' programs); then answer-type counting of the chosen program; then the
+        search's check. Each replacement that answers is a new attempt, chosen."""
+        if not opts.repair:
             return chosen
-        if chosen is not None:
-            node = attempts[chosen].node
-            asked = self._searcher.asked(linked)
-            if self._searcher.nearness([node], asked)[0] >= searched[0].near - opts.fit_margin:
+        answered = chosen is not None
+        empty = tuple(a.node for a in attempts if a.failed == "empty" and a.node is not None
+                      and a.source != "adapted")
+        base = attempts[chosen].node if answered else (empty[0] if empty else None)
+        best = searched[0] if searched else None
+        if base is None:
+            if best is None:
                 return chosen
-        best = steps_syntax.print_program(searched[0].node)
-        attempt = self._run(calls_of(best), linked, replace(opts, quack=False), seconds)
-        if not attempt.answer:
+            base = best.node  # nothing ran: the search's best is the one candidate
+        asked = self._searcher.asked(linked) if best is not None else None
+        ctx = RepairContext(
+            linked, self.kb, answered=answered, unanswered=empty[1:] if not answered else (),
+            score=lambda node: self._repair_score(node, linked.question, prompt),
+            fit=(lambda node: self._searcher.nearness([node], asked)[0]) if asked else None,
+            search=SearchBest(best.node, best.near) if best is not None else None,
+            margin=opts.fit_margin)
+        clock = time.perf_counter()
+        done = repair(base, ctx, "ran", lambda node: run(node, self.kb, seconds))
+        seconds["repair"] = seconds.get("repair", 0.0) + time.perf_counter() - clock
+        if done.by is None:
             return chosen
-        attempts.append(replace(attempt, source="search"))
+        text = steps_syntax.print_program(done.program)
+        attempts.append(Attempt(calls_of(text), source=done.by, program=text,
+                                parsed=done.program, grounded=text, changes=list(done.changes),
+                                answer=list(done.run.answers), node=done.program))
         return len(attempts) - 1
 
     def _reuse(self, linked, opts: CompileOptions, seconds):
@@ -259,107 +257,46 @@ class Compiler:
         attempt = self._run(twin.adapted(linked.entities[0]), linked, opts, seconds)
         return twin, replace(attempt, source="reuse")
 
-    def _fit_answer_type(self, attempts: list[Attempt], chosen: int, linked,
-                         opts: CompileOptions, seconds) -> int:
-        """Function repair (llm/symkgqa/answer_type.py): a chosen program that lists names for a "how
-        many" question is run again counting them; that attempt is chosen when it answers."""
-        node = attempts[chosen].node
-        fixed = counted(node, linked.question) if node is not None else None
-        if fixed is None:
-            return chosen
-        attempt = self._run(calls_of(steps_syntax.print_program(fixed)), linked,
-                            replace(opts, quack=False), seconds)
-        if not attempt.answer:
-            return chosen
-        attempts.append(replace(attempt, source="answer-type"))
-        return len(attempts) - 1
-
     def _run(self, raw: str, linked, opts: CompileOptions, seconds) -> Attempt:
+        """One generated program through the shared stages: parse and check, the repairs of a
+        written program, grounding, the repairs of a grounded one, execution and judging."""
         attempt = Attempt(raw)
-        text = steps_of(raw)
         try:
-            node = steps_syntax.parse(text).program
-        except KoplcError as err:
-            return replace(attempt, failed="parse", error=err.render())
-        attempt.program, attempt.parsed = steps_syntax.print_program(node), node
-        errors = [d for d in check(node) if d.is_error]
-        if errors:
-            return replace(attempt, failed="type", error="; ".join(d.message for d in errors))
+            node = parse_program(steps_of(raw))
+            attempt.program, attempt.parsed = steps_syntax.print_program(node), node
+            checked(node)
+        except StageFailure as err:
+            return replace(attempt, failed=err.stage, error=err.message)
         if opts.quack:
-            clock = time.perf_counter()
-            node, repairs = repair_finds(node, linked)
-            try:
-                grounded, changes = self._ground(node, linked.question, opts)
-                if _moved(changes, linked) and opts.execution_guidance:
-                    # Execution guidance traded the question's own entity for one that makes
-                    # a wrong program return something; keep the entity, so that the program
-                    # finds nothing and relation-path repair gets its turn.
-                    grounded, changes = self._ground(
-                        node, linked.question, replace(opts, execution_guidance=False))
-                node, attempt.changes = grounded, repairs + changes
-            except KoplcError as err:
-                return replace(attempt, failed="grounding", error=err.render())
-            finally:
-                seconds["grounding"] += time.perf_counter() - clock
-            moved = _moved(changes, linked)
-            if moved:
-                # Grounding traded the question's entity for a name that fits the program's
-                # relation (a tag 'francis veber' for the person Francis Lederer): the entity
-                # stays, the program runs as written, and an empty answer goes to path repair.
-                node = _pinned(node, moved)
-                attempt.changes = [c for c in attempt.changes if c not in moved]
+            ctx = RepairContext(linked, self.kb)
+            with timed(seconds, "grounding"):
+                written = repair(node, ctx, "written")
+                try:
+                    grounded, changes = self._ground(written.program, linked.question, opts)
+                    if moved(changes, linked) and opts.execution_guidance:
+                        # Execution guidance traded the question's own entity for one that
+                        # makes a wrong program return something; keep the entity, so that
+                        # the program finds nothing and relation-path repair gets its turn.
+                        grounded, changes = self._ground(
+                            written.program, linked.question,
+                            replace(opts, execution_guidance=False))
+                except KoplcError as err:
+                    return replace(attempt, failed="grounding", error=err.render())
+            pinned = repair(grounded, replace(ctx, grounding=tuple(changes)), "grounded")
+            kept = [c for c in changes if c not in moved(changes, linked)]
+            node = pinned.program
+            attempt.changes = [*written.changes, *kept, *pinned.changes]
             attempt.grounded = steps_syntax.print_program(node)
         attempt.node = node
-        clock = time.perf_counter()
-        try:
-            from koplc.kopl.execution.executor import DEFAULT, execute
-
-            result = execute(node, self.kb, DEFAULT)
-            attempt.answer = topic_last(node, self.kb, [str(v) for v in result.items()])
-        except KoplcError as err:
-            attempt.failed, attempt.error = "execution", err.render()
-        finally:
-            seconds["execution"] += time.perf_counter() - clock
-        if attempt.answer is not None and self_related(node):
-            attempt.error = "the program asks how an entity relates to its own neighbours"
-            attempt.answer, attempt.failed = [], "empty"
-        if (attempt.answer is not None and set(attempt.answer) <= set(find_names(node))
-                and node.op != "SelectBetween"):  # picking one of the named is its point
-            if attempt.answer:
-                attempt.error = "the program answers only the question's own entities"
-            attempt.answer, attempt.failed = [], "empty"
+        result = run(node, self.kb, seconds)
+        attempt.answer = list(result.answers) if result.failed != "execution" else None
+        attempt.failed, attempt.error = result.failed, result.error
         return attempt
 
-    def _repair(self, attempts: list[Attempt], question: str, prompt: str,
-                seconds) -> int | None:
-        """Relation-path repair: the chains one edit away from a program the model wrote that
-        ran but found nothing (not from adapted demonstrations: those are other questions'
-        programs, and their neighbours are two steps from anything the model wrote), kept when
-        the KB answers them, picked by how well each explains the question (inverse
-        consistency) plus how likely the model finds it as its own program (its log-likelihood
-        after the prompt), both per character."""
-        from koplc.kopl.grounding.path_edits import neighbours
-
-        clock = time.perf_counter()
-        found = {}
-        for attempt in attempts:
-            if attempt.failed == "empty" and attempt.node is not None \
-                    and attempt.source != "adapted":
-                for n in neighbours(attempt.node, self.kb):
-                    found.setdefault(steps_syntax.print_program(n.program), n)
-        first = len(attempts)
-        for text, n in found.items():
-            attempts.append(Attempt(
-                calls_of(text), source="repair", program=text, parsed=n.program, grounded=text,
-                changes=[{"pass": "path-repair", "op": "Relate", "edit": n.edit}],
-                answer=list(n.answer), score=self._repair_score(text, question, prompt),
-                node=n.program))
-        seconds["repair"] = time.perf_counter() - clock
-        if len(attempts) == first:
-            return None
-        return max(range(first, len(attempts)), key=lambda i: attempts[i].score)
-
-    def _repair_score(self, text: str, question: str, prompt: str) -> float:
+    def _repair_score(self, node, question: str, prompt: str) -> float:
+        """How well a repaired program explains the question (inverse consistency) plus how
+        likely the model finds it as its own program after the prompt, both per character."""
+        text = steps_syntax.print_program(node)
         calls = calls_of(text) + "\n\n"
         own = self.lm.score(prompt, calls) / len(calls)
         return inverse_consistency(self.lm, text, question) + own
@@ -395,17 +332,6 @@ class Compiler:
         return max(good, key=lambda i: (votes[text[i]], attempts[i].score))
 
 
-def self_related(node) -> bool:
-    """Whether a QueryRelation's two inputs both start from one and the same Find: its answer
-    is then fixed by the program's own relations, whatever the question asked."""
-    for _, step in node.walk():
-        if step.op == "QueryRelation":
-            names = {n.name for _, n in step.walk() if n.op == "Find"}
-            if len(names) == 1:
-                return True
-    return False
-
-
 def adapted(linked, demos) -> list[str]:
     """Each one-entity demonstration's program pointed at the question's one entity, nearest
     demonstration first: candidates beside the samples when the greedy program answers nothing
@@ -419,22 +345,3 @@ def hints(linked, demos) -> list[str]:
     """Likely programs for speculative decoding: each demonstration's program pointed at the
     question's entity, nearest demonstration first (they only speed the model up)."""
     return [text + STOP[-1] for text in adapted(linked, demos)]
-
-
-def _pinned(node, moved: list[dict]):
-    """`node` with each moved Find pointed back at the question's own entity."""
-    from koplc.kopl.transform import rebuild
-
-    back = {c["replacement"]: c["original"] for c in moved}
-
-    def visit(step, expected):
-        if step.op == "Find" and step.name in back:
-            return step.model_copy(update={"name": back[step.name]}), []
-        return step, []
-
-    return rebuild(node, visit)[0]
-
-
-def _moved(changes: list[dict], linked) -> list[dict]:
-    """The grounding changes that trade an entity the question names for another."""
-    return [c for c in changes if c["op"] == "Find" and c["original"] in linked.entities]

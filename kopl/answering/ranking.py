@@ -2,8 +2,8 @@
 again come first.
 
 A program `Find(topic) -> Relate... -> QueryName` answers a set, and Hits@1 scores its first
-member. An answer the chain reaches only by walking back through its own topic ("the films
-that share a writer with the films of X's director" reaching X's own director's films through
+member. An answer the chain reaches only by walking back through its own topic ("the books
+that share an illustrator with the books of X's author" reaching X's own author's books through
 X) is a poorer answer than one it reaches along a path that leaves the topic behind: the
 papers of Ada's coauthors are not Ada's own. This rule is about paths, not about any dataset;
 on MetaQA it is also how the 3-hop gold sets were made. The set itself is not changed.
@@ -11,11 +11,12 @@ on MetaQA it is also how the 3-hop gold sets were made. The set itself is not ch
 
 from __future__ import annotations
 
+from koplc.kopl.grounding.path_edits import Hop
 from koplc.kopl.grounding.path_edits import chain_of as relation_chain
 from koplc.kopl.ir import Node, QueryName
 
 
-def chain_of(node: Node) -> tuple[str, list[tuple[str, str]]] | None:
+def chain_of(node: Node) -> tuple[str, list[Hop]] | None:
     """The topic and the (relation, direction) hops of a `Find -> Relate* -> QueryName`
     program, or None for any other shape (the chain as relation-path repair reads it)."""
     chain = relation_chain(node)
@@ -24,7 +25,7 @@ def chain_of(node: Node) -> tuple[str, list[tuple[str, str]]] | None:
     return chain[0], chain[1]
 
 
-def topic_avoiding(kb, topic: str, hops: list[tuple[str, str]]) -> set[str]:
+def topic_avoiding(kb, topic: str, hops: list[Hop]) -> set[str]:
     """The names the hops reach from the nodes named `topic`, never entering them again."""
     start = set(kb.name_to_nodes.get(topic, ()))
     here = set(start)

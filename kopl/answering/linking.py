@@ -1,0 +1,62 @@
+"""Linking a question to the KB, with one rule for "nothing links" that every front end uses.
+
+A question links when it names an entity of the KB, or else a concept: by the mention linker,
+or by the concept's name, its last word, or that word's plural ("elements" for "chemical
+element").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from koplc.kopl.datasets.metaqa import lexicon_for
+from koplc.kopl.errors import KoplcError
+from koplc.kopl.grounding.mentions import Linked, link
+from koplc.kopl.ir import FilterConcept, FindAll
+from koplc.kopl.lexicon import plural
+
+NOTHING_LINKS = "nothing found: the question names no entity or concept of the KB"
+
+
+class NoLink(KoplcError):
+    """Nothing in the question names an entity or concept of the KB."""
+
+    default_code = "no-link"
+
+
+def link_question(question: str, kb) -> Linked:
+    """The question's entities and concepts in `kb`; the concepts its words name when the
+    mention linker found neither. A dataset's words that name nothing count only on that
+    dataset's KB (`metaqa.lexicon_for`)."""
+    linked = link(question, kb, lexicon_for(kb))
+    if not linked.entities and not linked.concepts:
+        linked = replace(linked, concepts=tuple(
+            n.concept for n in concept_starts(kb, linked.question)))
+    return linked
+
+
+def links(linked: Linked) -> bool:
+    """Whether the question names anything of the KB: the one "did it link" rule."""
+    return bool(linked.entities or linked.concepts)
+
+
+def linked_or_raise(question: str, kb) -> Linked:
+    """`link_question`, raising NoLink when nothing links."""
+    linked = link_question(question, kb)
+    if not links(linked):
+        raise NoLink(f"{NOTHING_LINKS}: {question.strip()!r}")
+    return linked
+
+
+def concept_starts(kb, question: str) -> list[FilterConcept]:
+    """FindAll → FilterConcept for each concept the question names: its whole name, or its
+    last word in the singular or plural ("elements" for "chemical element")."""
+    text = question.lower()
+    named = [c for c in kb.concept_names() if c and (
+        _said(text, c) or _said(text, c.split()[-1]) or _said(text, plural(c).split()[-1]))]
+    return [FilterConcept(input=FindAll(), concept=c) for c in sorted(set(named))]
+
+
+def _said(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)", text) is not None
