@@ -17,6 +17,7 @@ from pathlib import Path
 
 from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
 from koplc.frontends import open_frontend
+from koplc.kopl.datasets.metaqa import KB_SCHEMA
 from koplc.kopl.frontend import Settings
 from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.syntax import steps as steps_syntax
@@ -43,7 +44,7 @@ def main() -> None:
     frontend = open_frontend("agent", Settings(response_cache=args.response_cache,
                                                options=settings))
     gold = read_gold_questions(files, None, args.limit)
-    kb = load_kb(default_kb_path())
+    kb = load_kb(default_kb_path(), schema=KB_SCHEMA)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     records, stop_at = [], time.monotonic() + args.budget

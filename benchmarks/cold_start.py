@@ -46,7 +46,7 @@ from koplc import api
 from koplc.llm.lm.embedded import LlamaCppLM
 from koplc.llm.symkgqa.prompt import PromptBuilder
 from koplc.llm.lm import kept_prefix
-prefix = PromptBuilder.for_kb(api.load_kb(api.default_kb_path())).prefix
+prefix = PromptBuilder.for_kb(api.load_kb()).prefix
 lm = LlamaCppLM()
 if sys.argv[1] == "read":
     # the anchor: read it, as before (and write no file)

@@ -43,7 +43,7 @@ def metaqa_kopl_json() -> Path:
     path = cache_root() / "bench" / "metaqa_kb.kopl.json"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        api.kb_convert(api.load_kb(metaqa_kb()), "kopl-json", path)
+        api.kb_convert(api.load_kb(metaqa_kb(), schema="metaqa"), "kopl-json", path)
     return path
 
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from inputs import FIXTURES, SHARED, require  # noqa: E402
 
-from koplc.kopl.datasets.metaqa import gold_program, read_questions  # noqa: E402
+from koplc.kopl.datasets.metaqa import KB_SCHEMA, gold_program, read_questions  # noqa: E402
 from koplc.kopl.exploration import ExploreOptions, explore_to_file, pattern, read_pool  # noqa: E402
 from koplc.kopl.kb.cache import load_kb  # noqa: E402
 
@@ -54,7 +54,7 @@ def main() -> None:
 
 def bench(kb_path: Path, programs: int, seed: int) -> Path:
     started = time.perf_counter()
-    kb = load_kb(kb_path)
+    kb = load_kb(kb_path, schema=KB_SCHEMA if kb_path == METAQA_FULL / "kb.txt" else None)
     loaded = time.perf_counter() - started
     out = Path(tempfile.mkdtemp(prefix="koplc-explore-")) / "pool.jsonl"
     wall, cpu = time.perf_counter(), time.process_time()

@@ -1,6 +1,7 @@
 """Wall time and peak resident memory of evaluating the GNN front end over question files.
 
     .venv/bin/python benchmarks/gnn_eval.py --kb KB --model DIR [--data FILE ...] [--cold]
+        [--schema NAME|FILE]
 
 Times each stage (KB, model and retriever setup; subgraph node sets by PPR; reasoning, decoding
 and executing the emitted programs) and reports the process's peak RSS (getrusage). `--cold`
@@ -86,6 +87,9 @@ def _share(k: int) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kb", required=True)
+    parser.add_argument("--schema", default="metaqa",
+                        help="the schema of a .txt KB: a dataset's name or a JSON file "
+                        "(default: metaqa, the data the GNN is trained and scored on)")
     parser.add_argument("--model", required=True)
     parser.add_argument("--data", nargs="+", default=DEFAULT_DATA)
     parser.add_argument("--cold", action="store_true", help="build the subgraph cache anew")
@@ -109,7 +113,7 @@ def main() -> None:
     torch.set_num_threads(1)  # threads of one process spin against each other on a busy host
     stages = {}
     clock = time.perf_counter()
-    kb = api.load_kb(args.kb)
+    kb = api.load_kb(args.kb, schema=args.schema)
     state = checkpoint.load(args.model)
     config = state["reasoner"].config
     graph = graph_of(kb)

@@ -36,7 +36,7 @@ from inputs import FIXTURES, metaqa_dev, metaqa_kb
 
 def load_workloads():
     """[(workload name, KB, [(KQA Pro steps, IR program)])]."""
-    from koplc.kopl.datasets.metaqa import gold_program, read_questions
+    from koplc.kopl.datasets.metaqa import KB_SCHEMA, gold_program, read_questions
     from koplc.kopl.kb.cache import load_kb
     from koplc.kopl.kb.kopl_json import kb_from_data, kb_to_data
     from koplc.kopl.kb.model import KBBuilder
@@ -49,7 +49,7 @@ def load_workloads():
     workloads = [(f"conformance ({kb.split('/')[-1]})", load_kb(FIXTURES / "kopl" / Path(kb).name),
                   [(kqapro_spelling(steps), None) for steps in programs])
                  for kb, programs in by_kb.items()]
-    data = kb_to_data(load_kb(metaqa_kb()))
+    data = kb_to_data(load_kb(metaqa_kb(), schema=KB_SCHEMA))
     for record in data["entities"].values():
         for rel in record["relations"]:
             rel["relation"] = rel["relation"].replace("_", " ")

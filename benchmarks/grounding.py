@@ -31,7 +31,7 @@ from grounding_perturb import Case, chain_case, filter_programs, question_text
 from inputs import SHARED, metaqa_dev, metaqa_kb, require
 
 from koplc.kopl import ir
-from koplc.kopl.datasets.metaqa import read_questions, score
+from koplc.kopl.datasets.metaqa import KB_SCHEMA, read_questions, score
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.grounding.candidates import retrieve
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh-index", action="store_true", help="time a fresh index build")
     args = parser.parse_args(argv)
     require(SCHEMA)
-    kb = load_kb(metaqa_kb())
+    kb = load_kb(metaqa_kb(), schema=KB_SCHEMA)
     indexes = Indexes.for_kb(kb, metaqa_kb())
     indexes.build_all(progress=True)
     cost_rows = index_costs(kb, args.fresh_index)

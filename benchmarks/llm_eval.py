@@ -74,7 +74,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     lm = api.open_lm(args.lm, args.response_cache or out / "responses.sqlite",
                      speculative=args.decoding == "speculative")
-    kb = api.load_kb(api.default_kb_path())
+    kb = api.load_kb()  # the shipped MetaQA KB, under MetaQA's schema
     prefix = PromptBuilder.for_kb(kb).prefix
     speed = [reading_speed(lm, prefix)]
     hops = tuple(int(h) for h in args.hops.split(","))

@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from koplc import api
 from koplc.evaluation.dev_runs import dev_questions, evaluate_one
+from koplc.llm.lm.defaults import default_pool_path
 from koplc.llm.lm.embedded import LlamaCppLM
 from koplc.llm.symkgqa.pipeline import CompileOptions
 from koplc.llm.lm.server import local_server
@@ -39,14 +40,17 @@ def main() -> None:
     # Rerank samples are seeded differently by the two paths, so compare greedy decoding only.
     options = CompileOptions(rerank=False, reuse=False)  # compare generation
     results = {}
+    kb = api.load_kb()  # the shipped MetaQA KB, under MetaQA's schema
     with local_server(threads=args.threads, n_ctx=4096, wait_s=240) as url:
         for name, lm in (("embedded", lambda: api.open_lm("embedded", "off")),
                          ("embedded-plain", lambda: LlamaCppLM(speculative=False)),
                          ("server", lambda: api.open_lm(url, "off"))):
-            compiler = api.compiler(lm=lm())
-            results[name] = [evaluate_one(compiler, q, options)
+            # The curated pool only, as both paths had it: no exploring the KB for a pool.
+            frontend = api.open_frontend("llm", lm=lm(), options=options,
+                                         pool=str(default_pool_path()))
+            results[name] = [evaluate_one(frontend, kb, q)
                              for q in tqdm(questions, desc=name, unit="q")]
-            del compiler
+            del frontend
     report = {name: compare(results[name], results["server"])
               for name in ("embedded", "embedded-plain")}
     (out / "openai_parity.json").write_text(json.dumps(report, indent=1, ensure_ascii=False))

@@ -33,7 +33,7 @@ def best_rate(programs: list, run, rounds: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from koplc.kopl.datasets.metaqa import gold_program, read_questions
+    from koplc.kopl.datasets.metaqa import KB_SCHEMA, gold_program, read_questions
     from koplc.kopl.execution.executor import execute
     from koplc.kopl.kb.cache import load_kb
     from koplc.sparql_backend.encodings import ENCODINGS
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     encoding = ENCODINGS[args.encoding]
     source = metaqa_kb()
-    kb = load_kb(source)
+    kb = load_kb(source, schema=KB_SCHEMA)
     with tempfile.TemporaryDirectory(prefix="koplc-bench-") as tmp:
         start = time.perf_counter()
         triples = write_ntriples(kb, encoding, Path(tmp) / "kb.nt")

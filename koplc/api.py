@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from koplc.kopl.atomic import write_atomically
 from koplc.kopl.check import check_parsed
@@ -24,6 +25,13 @@ from koplc.syntaxes import (  # noqa: F401 - SYNTAXES and syntax_module are publ
     print_program,
     syntax_module,
 )
+
+if TYPE_CHECKING:
+    from koplc.kopl.kb.triple_schema import TripleSchema
+
+    # What `schema=` takes: a dataset's name ("metaqa"), a JSON schema file, a TripleSchema,
+    # or None (a pipe file's neutral schema).
+    Schema = str | Path | TripleSchema | None
 
 
 @dataclass
@@ -113,19 +121,23 @@ def batch(lines: Iterable[str], job: Callable[[str], dict]) -> Iterator[dict]:
 # pyoxigraph behind them) load only for the commands that need them.
 
 
-def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
-            schema: str | Path | None = None):
-    """Load a KB file (.json KoPL KB JSON, .txt MetaQA triples, .nt, .ttl) through its cache.
+def load_kb(path: str | Path | None = None, *, cache: bool = True, fmt: str | None = None,
+            schema: Schema = None):
+    """Load a KB file (.json KoPL KB JSON, .txt subject|relation|object triples, .nt, .ttl)
+    through its cache; no `path`: the MetaQA KB shipped with koplc.
 
-    `schema` names a JSON TripleSchema file for pipe triples (default: MetaQA's).
+    `schema` shapes pipe triples: a dataset's name ("metaqa"), a JSON TripleSchema file, or a
+    TripleSchema. Without one a pipe file gets the neutral schema read from its own triples,
+    and the shipped KB MetaQA's. KBError for a schema that is neither a name nor a good file.
     """
-    from koplc.kopl.datasets import metaqa
     from koplc.kopl.kb.cache import load_kb as load
-    from koplc.kopl.kb.triple_schema import TripleSchema
+    from koplc.kopl.kb.triple_schema import named_schema
 
-    triple_schema = metaqa.KB_SCHEMA
-    if schema is not None:
-        triple_schema = TripleSchema.from_json(Path(schema).read_text(encoding="utf-8"))
+    triple_schema = named_schema(schema)  # first: a bad schema fails before a big KB loads
+    if path is None:
+        from koplc.llm.lm.defaults import default_kb_path, default_kb_schema
+
+        path, triple_schema = default_kb_path(), triple_schema or default_kb_schema()
     return load(path, cache=cache, fmt=fmt, schema=triple_schema)
 
 
@@ -178,12 +190,12 @@ def check_names(text: str, kb, syntax: str = "auto") -> list[Diagnostic]:
 
 
 def build_index(kb_path: str | Path, *, folder: str | Path | None = None, force: bool = False,
-                progress: bool = False):
+                progress: bool = False, schema: Schema = None):
     """Build the grounding indexes of the KB at `kb_path` (or load them when current); saved
     beside the KB, or in `folder`, or under $KOPLC_CACHE_DIR. Returns a BuildReport."""
     from koplc.kopl.grounding.index.kb_indexes import Indexes
 
-    kb = load_kb(kb_path)
+    kb = load_kb(kb_path, schema=schema)
     return Indexes.for_kb(kb, kb_path, folder).build_all(progress=progress, force=force)
 
 
@@ -226,18 +238,21 @@ def explain_grounding(grounded) -> str:
 # The GNN front end (koplc.gnn): imported where used, so torch loads only for these commands.
 
 
-def gnn_train(kb_path: str | Path, train_files: list, out: str | Path, **options) -> dict:
-    """Train the KBIGER GNN on MetaQA files (minus `exclude`) into folder `out`; resumable."""
+def gnn_train(kb_path: str | Path, train_files: list, out: str | Path, *, schema: Schema = None,
+              **options) -> dict:
+    """Train the KBIGER GNN on MetaQA files (minus `exclude`) into folder `out`; resumable.
+    `schema` as for `load_kb`."""
     from koplc.gnn.frontend import train_model
 
-    return train_model(load_kb(kb_path), list(train_files), Path(out), **options)
+    return train_model(load_kb(kb_path, schema=schema), list(train_files), Path(out), **options)
 
 
-def gnn_eval(kb_path: str | Path, model: str | Path, data_files: list) -> dict:
+def gnn_eval(kb_path: str | Path, model: str | Path, data_files: list, *,
+             schema: Schema = None) -> dict:
     """Hits@1, F1 per hop and faithfulness of the GNN model in folder `model`."""
     from koplc.gnn.frontend import eval_model
 
-    return eval_model(load_kb(kb_path), model, list(data_files))
+    return eval_model(load_kb(kb_path, schema=schema), model, list(data_files))
 
 
 # The LLM front end (koplc.llm): few-shot KoPL generation, grounding with the LM, execution.
@@ -262,16 +277,18 @@ def open_lm(spec: str = "embedded", response_cache: str | Path | None = None, *,
     return open_spec(spec, response_cache, speculative=speculative)
 
 
-def compiler(kb_path: str | Path | None = None, lm="embedded", options=None, pool=None):
-    """A Compiler for the KB at `kb_path` (default: the shipped MetaQA KB) and an LM (a client
-    or a spec for `open_lm`); it keeps the prompt prefix, demonstration pool and indexes."""
+def compiler(kb_path: str | Path | None = None, lm="embedded", options=None, pool=None, *,
+             schema: Schema = None):
+    """A Compiler for the KB at `kb_path` (default: the shipped MetaQA KB; `schema` as for
+    `load_kb`) and an LM (a client or a spec for `open_lm`); it keeps the prompt prefix,
+    demonstration pool and indexes."""
     from koplc.llm.lm.defaults import default_pool
     from koplc.llm.symkgqa.pipeline import Compiler
 
     client = open_lm(lm) if isinstance(lm, str) else lm  # first: a bad model fails fast
+    kb = load_kb(kb_path, schema=schema)
     path = Path(kb_path) if kb_path else default_kb_path()
-    return Compiler(load_kb(path), client, kb_path=path, pool=pool or default_pool(),
-                    options=options)
+    return Compiler(kb, client, kb_path=path, pool=pool or default_pool(), options=options)
 
 
 # Front ends (koplc.frontends): every question goes through one, opened by its --frontend
@@ -289,22 +306,28 @@ def open_frontend(name: str = "llm", **settings):
 
 
 def compile_questions(questions: Iterable[str], frontend="llm", kb=None, *,
-                      kb_path: str | Path | None = None, **settings) -> Iterator:
+                      kb_path: str | Path | None = None, schema: Schema = None,
+                      **settings) -> Iterator:
     """Compile each question with one front end (a name, opened with `settings`, or a
-    FrontEnd) on one KB (default: the shipped MetaQA KB); yields a Compiled per question."""
+    FrontEnd) on one KB (`kb`, else the file `kb_path` under `schema` as for `load_kb`,
+    default: the shipped MetaQA KB); yields a Compiled per question."""
+    from koplc.kopl.kb.triple_schema import named_schema
+
+    schema = named_schema(schema)  # a bad schema file fails before a model loads
     if isinstance(frontend, str):
         frontend = open_frontend(frontend, **settings)  # first: a bad model fails fast
     if kb is None:
-        kb = load_kb(kb_path or default_kb_path())
+        kb = load_kb(kb_path, schema=schema)
     for question in questions:
         yield frontend.compile(question, kb)
 
 
 def compile(question: str, kb=None, frontend="llm", *, kb_path: str | Path | None = None,
-            **settings):
+            schema: Schema = None, **settings):
     """Compile one natural-language question into an IR program and answer it; returns a
     Compiled (program, grounded program, SPARQL or why not, answers, timings, provenance)."""
-    return next(compile_questions([question], frontend, kb, kb_path=kb_path, **settings))
+    return next(compile_questions([question], frontend, kb, kb_path=kb_path, schema=schema,
+                                  **settings))
 
 
 def compiled_record(compiled, emit: str = "all") -> dict:
@@ -356,19 +379,22 @@ def metaqa_dev_files(hops: Iterable[int] = (1, 2, 3),
 
 
 def evaluate(files: list, frontend="llm", *, out: str | Path, kb_path: str | Path | None = None,
-             kind: str | None = None, limit: int | None = None, progress: bool = False,
-             **settings) -> tuple[dict, dict[str, Path]]:
+             schema: Schema = None, kind: str | None = None, limit: int | None = None,
+             progress: bool = False, **settings) -> tuple[dict, dict[str, Path]]:
     """Evaluate a front end (a name, opened with `settings`, or a FrontEnd) on question files
-    (MetaQA TSV or JSONL; at most `limit` questions of each kind, spread evenly); writes
+    (MetaQA TSV or JSONL; at most `limit` questions of each kind, spread evenly) over the KB
+    at `kb_path` (`schema` as for `load_kb`; default: the shipped MetaQA KB); writes
     report.json, report.md, report.png and predictions.jsonl into folder `out`. Returns the
     report and the paths written."""
     from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
     from koplc.evaluation.report import write_report
+    from koplc.kopl.kb.triple_schema import named_schema
 
     questions = read_gold_questions(files, kind, limit)  # a bad file fails before a model loads
+    schema = named_schema(schema)  # and a bad schema file
     if isinstance(frontend, str):
         frontend = open_frontend(frontend, **settings)
-    kb = load_kb(kb_path or default_kb_path())
+    kb = load_kb(kb_path, schema=schema)
     records = list(evaluate_questions(questions, frontend, kb, progress=progress))
     report = report_of(frontend, records, files)
     return report, write_report(out, report, records)
@@ -406,9 +432,10 @@ def kb_export(kb, encoding: str = "kqapro", out: str | Path | None = None) -> st
 
 
 def sparql_store(kb=None, encoding: str = "kqapro", *, kb_path: str | Path | None = None,
-                 store_dir: str | Path | None = None):
+                 store_dir: str | Path | None = None, schema: Schema = None):
     """A pyoxigraph store holding a KB: persistent in `store_dir` for the KB file at
-    `kb_path` (loaded the first time, reopened after), else in memory from `kb`."""
+    `kb_path` (loaded the first time, under `schema` as for `load_kb`, unless `kb` is that
+    KB; reopened after), else in memory from `kb`."""
     from koplc.sparql_backend.encodings import encoding_named
     from koplc.sparql_backend.stores import OxigraphStore, open_kb_store
 
@@ -416,7 +443,8 @@ def sparql_store(kb=None, encoding: str = "kqapro", *, kb_path: str | Path | Non
         if kb_path is None:
             raise KoplcError("a persistent store needs the KB file it holds", code="usage")
         return open_kb_store(kb_path, encoding_named(encoding), store_dir,
-                             load_kb=lambda path: kb if kb is not None else load_kb(path))[0]
+                             load_kb=lambda path: kb if kb is not None else load_kb(
+                                 path, schema=schema))[0]
     store = OxigraphStore()
     store.load_ntriples(kb_export(kb, encoding).encode("utf-8"))
     return store
@@ -424,10 +452,10 @@ def sparql_store(kb=None, encoding: str = "kqapro", *, kb_path: str | Path | Non
 
 def sparql_target(backend: str = "oxigraph", *, kb=None, kb_path: str | Path | None = None,
                   encoding: str = "kqapro", store_dir: str | Path | None = None,
-                  endpoint: str | None = None, timeout: float = 30.0):
+                  endpoint: str | None = None, timeout: float = 30.0, schema: Schema = None):
     """What a SPARQL backend runs on: for "endpoint", the SPARQL endpoint at `endpoint`
     (`timeout` seconds a request); for "oxigraph", a pyoxigraph store holding the KB (see
-    `sparql_store`)."""
+    `sparql_store`, which `schema` is for)."""
     if backend == "endpoint":
         from koplc.sparql_backend.endpoint import Endpoint
 
@@ -437,7 +465,7 @@ def sparql_target(backend: str = "oxigraph", *, kb=None, kb_path: str | Path | N
     if backend != "oxigraph":
         raise KoplcError(f"unknown SPARQL backend {backend!r}; choose oxigraph or endpoint",
                          code="usage")
-    return sparql_store(kb, encoding, kb_path=kb_path, store_dir=store_dir)
+    return sparql_store(kb, encoding, kb_path=kb_path, store_dir=store_dir, schema=schema)
 
 
 def run_sparql(program, backend: str = "oxigraph", *, kb=None, store=None,

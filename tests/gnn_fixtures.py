@@ -23,7 +23,8 @@ TINY = {"dim": 32, "size": 64, "steps": 2, "epochs": 1, "batch_size": 16, "limit
 def tiny_model() -> tuple[Path, dict]:
     """Train the tiny configuration (1-hop, 300 questions, one epoch); (folder, result)."""
     folder = Path(tempfile.mkdtemp(prefix="koplc-gnn-"))
-    result = api.gnn_train(KB, TRAIN, folder, exclude=VERIFIED, progress=False, **TINY)
+    result = api.gnn_train(KB, TRAIN, folder, schema="metaqa", exclude=VERIFIED, progress=False,
+                           **TINY)
     return folder, result
 
 

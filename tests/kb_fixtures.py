@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
+from koplc.kopl.datasets.metaqa import KB_SCHEMA
 from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.kb.model import KB
 
@@ -44,7 +45,7 @@ def kb_for_fixture():
 
     def get(name: str) -> KB:
         if name not in kbs:
-            kbs[name] = load_kb(kb_path(name))
+            kbs[name] = load_kb(kb_path(name), schema=KB_SCHEMA if name == METAQA_KB else None)
         return kbs[name]
 
     return get

@@ -30,7 +30,8 @@ def server(tmp_path_factory):
     from koplc.server import create_app
 
     saved = tmp_path_factory.mktemp("serve") / "dialogs.jsonl"
-    args = argparse.Namespace(kb=str(FIXTURES / "kopl" / "example_kb.json"), lm="embedded",
+    args = argparse.Namespace(kb=str(FIXTURES / "kopl" / "example_kb.json"), schema=None,
+                              lm="embedded",
                               demos=str(FIXTURES / "agent" / "example_demos.jsonl"),
                               saved=str(saved), k=1, max_runs=2, frontends="")
     state = server_state(args)

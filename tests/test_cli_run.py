@@ -93,13 +93,13 @@ def test_kb_convert_from_triples_writes_the_json_atomically(tmp_path, capsys, mo
     triples = tmp_path / "kb.txt"
     triples.write_text("Heat|directed_by|Michael Mann\nHeat|release_year|1995\n")
     out_file = tmp_path / "kb.json"
-    code, out, _ = cli(["kb", "convert", triples, "--to", "kopl-json", "--out", out_file],
-                       capsys)
+    code, out, _ = cli(["kb", "convert", triples, "--schema", "metaqa", "--to", "kopl-json",
+                        "--out", out_file], capsys)
     assert code == 0 and out == ""
     data = json.loads(out_file.read_text())
     assert {e["name"] for e in data["entities"].values()} == {"Heat", "Michael Mann", "1995"}
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
-    code, out, _ = cli(["kb", "convert", triples], capsys)
+    code, out, _ = cli(["kb", "convert", triples, "--schema", "metaqa"], capsys)
     assert json.loads(out) == data
 
 

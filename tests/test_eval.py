@@ -167,7 +167,7 @@ def gnn_run(tmp_path_factory):
     folder, _ = tiny_model()
     out = tmp_path_factory.mktemp("gnn-eval")
     status = cli.main(["eval", "--frontend", "gnn", "--model", str(folder), "--kb", str(KB),
-                       str(QUESTIONS), "--out", str(out)])
+                       "--schema", "metaqa", str(QUESTIONS), "--out", str(out)])
     return status, out
 
 

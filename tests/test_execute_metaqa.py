@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from kb_fixtures import METAQA_KB, kb_for_fixture, kb_path, metaqa_dev  # noqa: F401 - kb_for
-from koplc.kopl.datasets.metaqa import gold_program, hops_of, read_questions, score
+from koplc.kopl.datasets.metaqa import KB_SCHEMA, gold_program, hops_of, read_questions, score
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.triples import load_pipe_triples
 
@@ -37,7 +37,7 @@ def test_every_gold_program_answers_its_question(kb_for, questions):
 
 
 def test_the_kb_built_from_the_triples_answers_them_too(questions):
-    kb = load_pipe_triples(kb_path(METAQA_KB))
+    kb = load_pipe_triples(kb_path(METAQA_KB), KB_SCHEMA)
     sample = {hop: batch[::7] for hop, batch in questions.items()}
     assert answered(kb, sample) == Counter({hop: len(b) for hop, b in sample.items()})
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 from koplc.cli import main
 from koplc.kopl import ir
-from koplc.kopl.datasets.metaqa import gold_program
+from koplc.kopl.datasets.metaqa import KB_SCHEMA, gold_program
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.exploration import (
     READINGS,
@@ -109,7 +109,7 @@ def test_pool_file_round_trips(tmp_path):
 
 
 def test_kb_without_attributes_gives_relation_programs():
-    kb = load_kb(METAQA_SUBSET)
+    kb = load_kb(METAQA_SUBSET, schema=KB_SCHEMA)
     entries = list(explore(kb, ExploreOptions(programs=300)))
     assert len(entries) == 300
     used = {op for e in entries for op in e.ops}
@@ -117,7 +117,7 @@ def test_kb_without_attributes_gives_relation_programs():
 
 
 def test_explored_patterns_cover_metaqa_gold_patterns():
-    kb = load_kb(METAQA_SUBSET)
+    kb = load_kb(METAQA_SUBSET, schema=KB_SCHEMA)
     explored = {e.pattern for e in explore(kb, ExploreOptions(programs=1500))}
     one_hop = {pattern(gold_program("x", t)) for t in (
         "movie_to_director", "actor_to_movie", "movie_to_writer", "writer_to_movie",

@@ -39,7 +39,7 @@ def test_thresholded_set_excludes_the_topic_and_keeps_the_nodes_near_the_best():
 
 
 def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):
-    graph = graph_of(api.load_kb(KB))
+    graph = graph_of(api.load_kb(KB, schema="metaqa"))
     retriever = Retriever(graph, hops=2, size=50, cache_dir=tmp_path)
     nodes, edges = retriever.subgraph("The Matrix")
     assert graph.names[nodes[0]] == "The Matrix" and len(nodes) <= 51
@@ -54,7 +54,7 @@ def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):
 
 def test_tiny_model_programs_parse_type_check_and_run():
     folder, _ = tiny_model()
-    frontend, kb = api.open_frontend("gnn", model=folder), api.load_kb(KB)
+    frontend, kb = api.open_frontend("gnn", model=folder), api.load_kb(KB, schema="metaqa")
     questions = eval_file().read_text().splitlines()[:8]
     for line in questions:
         result = api.compile(line.split("\t")[1], kb, frontend)
@@ -71,7 +71,7 @@ def test_cli_compile_prints_program_sparql_and_answer(tmp_path, capsys):
     question = tmp_path / "question.txt"
     question.write_text("who directed [The Matrix]\n")
     assert main(["compile", str(question), "--frontend", "gnn", "--kb", str(KB),
-                 "--model", str(folder)]) == 0
+                 "--schema", "metaqa", "--model", str(folder)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("program:\nQueryName(")
     assert "SPARQL:\n" in out and "answer:\n" in out

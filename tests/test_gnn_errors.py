@@ -24,7 +24,7 @@ def test_corrupt_checkpoint(tmp_path):
 def test_question_without_linkable_topic():
     """A question the GNN cannot link fails at the link stage; the front end goes on."""
     folder, _ = tiny_model()
-    frontend, kb = api.open_frontend("gnn", model=folder), api.load_kb(KB)
+    frontend, kb = api.open_frontend("gnn", model=folder), api.load_kb(KB, schema="metaqa")
     for question, message in (("what is the airspeed velocity of an unladen swallow",
                                "no KB entity name"),
                               ("who directed [No Such Film 12345]", "not a KB name")):
@@ -45,7 +45,7 @@ def test_cli_errors_exit_non_zero_without_traceback(case, tmp_path, capsys):
         model, _ = tiny_model()
         question.write_text("what is the airspeed velocity of an unladen swallow\n")
     status = main(["compile", str(question), "--frontend", "gnn", "--kb", str(KB),
-                   "--model", str(model)])
+                   "--schema", "metaqa", "--model", str(model)])
     err = capsys.readouterr().err
     assert status == 1
     assert "Traceback" not in err

@@ -40,7 +40,7 @@ def test_name_prior_relates_question_words_to_relation_names():
     from koplc.gnn.frontend import load_model
 
     folder, _ = tiny_model()
-    state, parts = load_model(api.load_kb(KB), folder)
+    state, parts = load_model(api.load_kb(KB, schema="metaqa"), folder)
     student, relations = state["reasoner"].student, state["relations"]
     assert student.config.name_prior
     ids = [Tokenizer().encode(q, "X") for q in ("the screenplay was written by whom",
@@ -62,7 +62,7 @@ def test_type_filter_drops_questions_whose_type_reaches_none_of_their_answers():
     from koplc.gnn.data import type_consistent
     from koplc.kopl.datasets.metaqa import Question
 
-    kb = api.load_kb(KB)
+    kb = api.load_kb(KB, schema="metaqa")
     verified = [q for f in VERIFIED for q in read_questions(f)]
     assert type_consistent(verified, kb) == verified
     film = "Fast Times at Ridgemont High"

@@ -30,7 +30,7 @@ from koplc.kopl.types import Comparator, Direction
 def test_metaqa_triples_build_exactly_the_kopl_json_of_the_converter():
     """Same ids, names, concepts and record order as MetaQA's kopl_kb.json, which another tool
     wrote: on a cut of both (tests/fixtures/metaqa), each entity keeping all its concepts."""
-    from_triples = load_pipe_triples(FIXTURES / "metaqa/kb_subset.txt")
+    from_triples = load_pipe_triples(FIXTURES / "metaqa/kb_subset.txt", KB_SCHEMA)
     expected = load_kopl_json(FIXTURES / "metaqa/kopl_kb_subset.json")
     data = kb_to_data(expected)
     assert kb_to_data(from_triples) == data

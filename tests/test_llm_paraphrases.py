@@ -17,7 +17,7 @@ def frontend():
 
 @pytest.fixture(scope="module")
 def kb():
-    return api.load_kb(api.default_kb_path())
+    return api.load_kb()  # the shipped MetaQA KB, under MetaQA's schema
 
 
 @pytest.mark.parametrize(("question", "program", "answer"), [

@@ -1,14 +1,15 @@
 """Load a KB from any supported file, through a binary cache kept in the user cache folder.
 
-`load_kb(path)` picks the loader from the file name (``.json`` KoPL KB JSON, ``.txt`` MetaQA
-pipe triples, ``.nt`` N-Triples, ``.ttl`` Turtle). The built KB is pickled to
+`load_kb(path)` picks the loader from the file name (``.json`` KoPL KB JSON, ``.txt`` pipe
+triples, ``.nt`` N-Triples, ``.ttl`` Turtle); pipe triples take the `TripleSchema` the caller
+names, else their neutral one (`koplc.kopl.kb.triple_schema`). The built KB is pickled to
 ``kb-cache/<name>.<hash of the resolved path>.koplc-cache`` under the user cache folder
 (`koplc.kopl.user_cache`), never beside the source. The cache records the cache format version,
-the source's resolved path, the loader and its options, and the source's size and BLAKE2 content
-hash; any mismatch rebuilds it, and a cache whose source is gone is deleted when another is
-written. Writes go to a temporary file renamed into place, so readers never see a partial cache; a
-cache folder that cannot be written means no cache. A cache file is trusted like code (it is a
-pickle): keep cache folders private.
+the source's resolved path, the loader and its options (a pipe file's schema, or that it had
+none), and the source's size and BLAKE2 content hash; any mismatch rebuilds it, and a cache
+whose source is gone is deleted when another is written. Writes go to a temporary file renamed
+into place, so readers never see a partial cache; a cache folder that cannot be written means no
+cache. A cache file is trusted like code (it is a pickle): keep cache folders private.
 """
 
 from __future__ import annotations
@@ -21,11 +22,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from koplc.kopl.datasets import metaqa
 from koplc.kopl.errors import KBError
 from koplc.kopl.kb.kopl_json import load_kopl_json
 from koplc.kopl.kb.model import KB
-from koplc.kopl.kb.triple_schema import TripleSchema
+from koplc.kopl.kb.triple_schema import NEUTRAL_RULES, TripleSchema
 from koplc.kopl.kb.triples import load_pipe_triples, load_rdf
 from koplc.kopl.user_cache import derived_path, writable
 
@@ -47,7 +47,7 @@ def kb_format(path: str | Path) -> str:
     return formats[suffix]
 
 
-def _loader(fmt: str, schema: TripleSchema) -> Callable[[Path], KB]:
+def _loader(fmt: str, schema: TripleSchema | None) -> Callable[[Path], KB]:
     if fmt == "kopl-json":
         return load_kopl_json
     if fmt == "pipe-triples":
@@ -56,8 +56,9 @@ def _loader(fmt: str, schema: TripleSchema) -> Callable[[Path], KB]:
 
 
 def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
-            schema: TripleSchema = metaqa.KB_SCHEMA) -> KB:
-    """Load the KB at `path`, from its cache when the cache matches the source."""
+            schema: TripleSchema | None = None) -> KB:
+    """Load the KB at `path`, from its cache when the cache matches the source; `schema` shapes
+    pipe triples (None: the file's neutral schema) and is ignored by the other formats."""
     path = Path(path)
     if not path.is_file():
         raise KBError(f"{path}: no such KB file", code="kb-missing")
@@ -68,7 +69,7 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
     if not cache:
         return _build(fmt, schema, path)
     data = path.read_bytes()
-    key = (FORMAT, str(path.resolve()), fmt, schema.to_json() if fmt == "pipe-triples" else "",
+    key = (FORMAT, str(path.resolve()), fmt, _options(fmt, schema),
            len(data), hashlib.blake2b(data, digest_size=16).hexdigest())
     place = cache_path(path)
     kb = _read_cache(place, key)
@@ -79,7 +80,16 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
     return kb
 
 
-def _build(fmt: str, schema: TripleSchema, path: Path) -> KB:
+def _options(fmt: str, schema: TripleSchema | None) -> str:
+    """The loader's options as the cache key holds them."""
+    if fmt != "pipe-triples":
+        return ""
+    # The neutral schema is read from the file, so the file's hash in the key covers it;
+    # NEUTRAL_RULES changes with the rule that reads it.
+    return schema.to_json() if schema is not None else f"neutral-{NEUTRAL_RULES}"
+
+
+def _build(fmt: str, schema: TripleSchema | None, path: Path) -> KB:
     gc.disable()  # building allocates many small objects; cyclic GC passes only slow it down
     try:
         return _loader(fmt, schema)(path)

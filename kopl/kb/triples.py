@@ -1,12 +1,16 @@
-"""KBs from triples: MetaQA pipe files (``subject|relation|object``) and RDF (N-Triples, Turtle).
+"""KBs from triples: pipe files (``subject|relation|object``, MetaQA's form) and RDF (N-Triples,
+Turtle).
 
-MetaQA: every distinct string is one entity named by it (MetaQA identifies entities by surface
-string), numbered ``E00000``… in sorted-name order. A `TripleSchema` says which concept the
-subjects belong to and which concept each relation's objects belong to; concepts are ids
-``C_<name>``. Each triple is stored twice, forward on the subject and backward on the object,
-in file order: exactly how MetaQA's kopl_kb.json was built by another converter, so both give
-the same answers (tests/test_kb_triples.py compares them on a cut of both). A relation named in
-`attributes` becomes an attribute of the subject instead.
+Pipe files: every distinct string is one entity named by it (MetaQA identifies entities by
+surface string), numbered ``E00000``… in sorted-name order. A `TripleSchema` says which concept
+the subjects belong to and which concept each relation's objects belong to; concepts are ids
+``C_<name>``. The schema is the caller's to name (MetaQA's is `koplc.kopl.datasets.metaqa`'s
+``KB_SCHEMA``); without one, the file gets the neutral schema read from its own triples
+(`triple_schema.neutral_schema`: one concept ``entity``, value-only relations as attributes).
+Each triple is stored twice, forward on the subject and backward on the object, in file order:
+exactly how MetaQA's kopl_kb.json was built by another converter, so both give the same answers
+under MetaQA's schema (tests/test_kb_triples.py compares them on a cut of both). A relation named
+in `attributes` becomes an attribute of the subject instead.
 
 RDF, a plain mapping: IRIs and blank nodes are entities (id = the IRI, ``_:b`` for blank
 nodes); ``rdf:type C`` makes C a concept and the subject its instance; ``rdfs:subClassOf``
@@ -24,9 +28,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from koplc.kopl.datasets import metaqa
 from koplc.kopl.kb.model import KB, KBBuilder
-from koplc.kopl.kb.triple_schema import TripleSchema
+from koplc.kopl.kb.triple_schema import TripleSchema, neutral_schema
 from koplc.kopl.values import QUANTITY, STRING, Value, parse_time
 
 
@@ -34,8 +37,9 @@ def concept_id(name: str) -> str:
     return "C_" + name.replace(" ", "_")
 
 
-def load_pipe_triples(path: str | Path, schema: TripleSchema = metaqa.KB_SCHEMA) -> KB:
-    """Load a MetaQA-style ``subject|relation|object`` file; KBError for a malformed line."""
+def load_pipe_triples(path: str | Path, schema: TripleSchema | None = None) -> KB:
+    """Load a ``subject|relation|object`` file under `schema` (None: the file's neutral
+    schema); KBError for a malformed line."""
     path = Path(path)
     builder = KBBuilder(str(path))
     triples = []
@@ -52,8 +56,12 @@ def load_pipe_triples(path: str | Path, schema: TripleSchema = metaqa.KB_SCHEMA)
     return triples_to_kb(triples, schema, builder)
 
 
-def triples_to_kb(triples: list[list[str]], schema: TripleSchema, builder: KBBuilder) -> KB:
-    """Build the KB of (subject, relation, object) string triples under a schema."""
+def triples_to_kb(triples: list[list[str]], schema: TripleSchema | None,
+                  builder: KBBuilder) -> KB:
+    """Build the KB of (subject, relation, object) string triples under a schema (None: their
+    neutral schema)."""
+    if schema is None:
+        schema = neutral_schema(triples)
     concepts = schema.concepts()
     order = {name: i for i, name in enumerate(concepts)}
     for name in concepts:

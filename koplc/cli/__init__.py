@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from koplc import __version__, api
-from koplc.cli.common import EXIT_INTERNAL, EXIT_USER_ERROR
+from koplc.cli.common import EXIT_INTERNAL, EXIT_USER_ERROR, add_schema
 from koplc.cli.doctor import add_doctor
 from koplc.cli.explore import add_explore
 from koplc.cli.frontends import add_compile, add_gnn
@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     parse_cmd.add_argument("--to", dest="target", default="ir-json", choices=syntaxes)
     check_cmd = command("check", check, "parse and type-check a program; report every problem")
     check_cmd.add_argument("--kb", help="also warn about names this KB lacks")
+    add_schema(check_cmd)
     fmt_cmd = command("fmt", fmt, "print a program canonically in its own syntax")
     fmt_cmd.add_argument("--in-place", action="store_true", help="rewrite FILE (atomically)")
     run_cmd = command("run", run_program, "execute a program (or a JSONL batch) on a KB")

@@ -1,5 +1,5 @@
 """What every command shares: exit statuses, reading FILE or standard input, JSONL batches,
-execution options from flags."""
+execution options from flags, the --schema flag of the commands that read a KB."""
 
 from __future__ import annotations
 
@@ -9,6 +9,20 @@ from koplc import api
 
 EXIT_USER_ERROR = 1
 EXIT_INTERNAL = 70
+
+KB_HELP = "KB file: .json (KoPL KB), .txt (subject|relation|object triples), .nt, .ttl"
+
+
+def add_schema(sub) -> None:
+    """--schema NAME|FILE: what the triples of a .txt KB are (koplc.kopl.kb.triple_schema)."""
+    from koplc.kopl.kb.triple_schema import dataset_schemas
+
+    sub.add_argument("--schema", metavar="NAME|FILE",
+                     help="the schema of a .txt triples KB: a dataset's "
+                     f"({', '.join(dataset_schemas())}) or a JSON file {{\"subject_concept\", "
+                     "\"object_concepts\", \"attributes\"}} (default: read from the file: "
+                     "one concept 'entity', relations whose objects are all years, dates or "
+                     "numbers as attributes; the shipped MetaQA KB: metaqa)")
 
 
 def emit_batch(args, job) -> int:

@@ -6,6 +6,9 @@ import json
 import sys
 from pathlib import Path
 
+from koplc import api
+from koplc.cli.common import KB_HELP, add_schema
+
 
 def add_explore(commands) -> None:
     sub = commands.add_parser(
@@ -14,7 +17,8 @@ def add_explore(commands) -> None:
                     "concept or value), keep those with an informative answer, at most "
                     "--per-pattern a pattern, give each a canonical question, and write the "
                     "pool as JSONL (atomically) into the user cache, or to --out.")
-    sub.add_argument("kb", metavar="KB", help="KB file: .json, .txt (MetaQA triples), .nt, .ttl")
+    sub.add_argument("kb", metavar="KB", help=KB_HELP)
+    add_schema(sub)
     sub.add_argument("--programs", type=int, default=1000, help="programs to keep (default 1000)")
     sub.add_argument("--out", metavar="POOL", help="pool file (default: in the user cache)")
     sub.add_argument("--seed", type=int, default=0)
@@ -38,12 +42,12 @@ def add_explore(commands) -> None:
 
 def explore(args) -> int:
     from koplc.kopl.exploration import ExploreOptions, explore_to_file, pool_path
-    from koplc.kopl.kb.cache import kb_format, load_kb
+    from koplc.kopl.kb.cache import kb_format
 
     if args.programs < 1 or args.per_pattern < 1:
         print("koplc explore: --programs and --per-pattern must be at least 1", file=sys.stderr)
         return 2
-    kb = load_kb(args.kb)
+    kb = api.load_kb(args.kb, schema=args.schema)
     extension_ops = args.extension_ops
     if extension_ops is None:  # S-expression KBs come as RDF; KoPL's own have no ArgMax
         extension_ops = kb_format(args.kb) in ("ntriples", "turtle")
@@ -65,8 +69,8 @@ def _l2m(pool: Path, kb, n: int, lm_name: str, quiet: bool) -> dict:
     import time
 
     from koplc.kopl.exploration import read_pool, write_pool
-    from koplc.llm.lm.defaults import open_lm
     from koplc.llm.byokg.l2m import with_l2m_questions
+    from koplc.llm.lm.defaults import open_lm
 
     entries = read_pool(pool)
     picked = set(range(0, len(entries), max(1, len(entries) // n))[:n])

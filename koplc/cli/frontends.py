@@ -7,7 +7,7 @@ import os
 import sys
 
 from koplc import api
-from koplc.cli.common import EXIT_USER_ERROR
+from koplc.cli.common import EXIT_USER_ERROR, add_schema
 from koplc.frontends import FRONTENDS
 
 EMITS = ("kopl", "ir-json", "sparql", "answer", "all")
@@ -45,7 +45,8 @@ def add_compile(commands) -> None:
     evaluate.add_argument("--leave-template-out", action="store_true",
                           help="llm: leave each question's own template out of the pool")
     evaluate.add_argument("--dataset", default="metaqa", choices=["metaqa"],
-                          help="without FILE: the dataset to read")
+                          help="without FILE: the dataset to read; a .txt --kb takes its "
+                          "schema unless --schema names another")
     evaluate.add_argument("--split", default="dev", choices=["dev"])
     evaluate.add_argument("--data", help="without FILE: the folder holding qa_{1,2,3}hop_dev.tsv")
     evaluate.add_argument("--hops", default="1,2,3", help="without FILE: the hops to read")
@@ -56,6 +57,7 @@ def add_compile(commands) -> None:
 def _frontend_flags(sub) -> None:
     sub.add_argument("--frontend", choices=list(FRONTENDS), default="llm")
     sub.add_argument("--kb", help="KB file (default: the MetaQA movie KB shipped with koplc)")
+    add_schema(sub)
     sub.add_argument("--lm", default="embedded",
                      help="llm: embedded (default), an OpenAI-compatible server URL, a .gguf "
                      "file or a Hugging Face model folder")
@@ -80,7 +82,7 @@ def _compile(args) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # koplc never downloads a model at run time
     questions = api.read_questions(args.file)
     results = api.compile_questions(questions, args.frontend, kb_path=args.kb,
-                                    **_settings(args))
+                                    schema=args.schema, **_settings(args))
     if len(questions) == 1:
         return _print_one(next(results), args)
     failed = False
@@ -120,8 +122,10 @@ def _eval(args) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     files = args.files or api.metaqa_dev_files(
         [int(h) for h in args.hops.split(",")], args.data)
-    _, paths = api.evaluate(files, args.frontend, out=args.out, kb_path=args.kb, kind=args.kind,
-                            limit=args.limit, progress=True, **_settings(args))
+    # The dataset's own questions are asked of a KB shaped as the dataset's is.
+    schema = args.schema or (None if args.files else args.dataset)
+    _, paths = api.evaluate(files, args.frontend, out=args.out, kb_path=args.kb, schema=schema,
+                            kind=args.kind, limit=args.limit, progress=True, **_settings(args))
     print(paths["report.md"].read_text(encoding="utf-8"))
     print(f"written: {', '.join(str(p) for p in paths.values())}")
     return 0
@@ -132,7 +136,8 @@ def add_gnn(commands) -> None:
                               description="GNN front-end commands")
     gnn_commands = gnn.add_subparsers(required=True, metavar="GNN_COMMAND")
     train = gnn_commands.add_parser("train", help="train on MetaQA tsv files (resumable)")
-    train.add_argument("--kb", required=True, help="KB file (.txt MetaQA triples or .json)")
+    train.add_argument("--kb", required=True, help="KB file (.txt triples or .json)")
+    add_schema(train)
     train.add_argument("--train", nargs="+", required=True, metavar="FILE")
     train.add_argument("--exclude", nargs="*", default=[], metavar="FILE",
                        help="drop training questions that appear in these files")
@@ -159,6 +164,7 @@ def add_gnn(commands) -> None:
     train.set_defaults(run=_gnn_train)
     evaluate = gnn_commands.add_parser("eval", help="Hits@1, F1 per hop, faithfulness")
     evaluate.add_argument("--kb", required=True)
+    add_schema(evaluate)
     evaluate.add_argument("--model", required=True, help="model folder")
     evaluate.add_argument("--data", nargs="+", required=True, metavar="FILE")
     evaluate.set_defaults(run=_gnn_eval)
@@ -166,7 +172,8 @@ def add_gnn(commands) -> None:
 
 def _gnn_train(args) -> int:
     result = api.gnn_train(
-        args.kb, args.train, args.out, exclude=args.exclude, epochs=args.epochs,
+        args.kb, args.train, args.out, schema=args.schema, exclude=args.exclude,
+        epochs=args.epochs,
         batch_size=args.batch_size, limit=args.limit, dim=args.dim, steps=args.steps,
         size=args.size, lam=args.lam, lr=args.lr, seed=args.seed,
         feedback=not args.no_feedback,
@@ -180,6 +187,7 @@ def _gnn_train(args) -> int:
 
 
 def _gnn_eval(args) -> int:
-    for split, metrics in api.gnn_eval(args.kb, args.model, args.data).items():
+    for split, metrics in api.gnn_eval(args.kb, args.model, args.data,
+                                       schema=args.schema).items():
         print(split, json.dumps(metrics))
     return 0

@@ -10,14 +10,15 @@ from datetime import date
 from pathlib import Path
 
 from koplc import api
-from koplc.cli.common import EXIT_USER_ERROR, emit_batch, exec_options
+from koplc.cli.common import EXIT_USER_ERROR, KB_HELP, add_schema, emit_batch, exec_options
 from koplc.cli.sparql import add_kb_export
 from koplc.kopl.diagnostics import render_all
 from koplc.kopl.errors import KoplcError
 
 
 def add_run(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--kb", required=True, help="KB file: .json, .txt (MetaQA triples), .nt, .ttl")
+    sub.add_argument("--kb", required=True, help=KB_HELP)
+    add_schema(sub)
     sub.add_argument("--unit-conversion", action="store_true",
                      help="compare quantities across convertible units (sympy)")
     sub.add_argument("--no-findall-concepts", action="store_true",
@@ -32,20 +33,22 @@ def add_kb(commands) -> None:
     stats = kb_commands.add_parser("stats", help="count concepts, entities, facts, keys")
     stats.add_argument("kb", metavar="KB", nargs="?",
                        help="the KB file (default: the MetaQA KB shipped in the package)")
+    add_schema(stats)
     stats.set_defaults(run=_kb_stats)
     convert = kb_commands.add_parser("convert", help="write the KB as KoPL KB JSON")
     convert.add_argument("kb", metavar="KB")
     convert.add_argument("--to", default="kopl-json", choices=["kopl-json"])
     convert.add_argument("--out", help="output file, written atomically (default: stdout)")
+    add_schema(convert)
     convert.set_defaults(run=_kb_convert)
     add_kb_export(kb_commands)
 
 
 def run_program(args) -> int:
-    kb = None if args.backend == "endpoint" else api.load_kb(args.kb)
+    kb = None if args.backend == "endpoint" else api.load_kb(args.kb, schema=args.schema)
     store = None if args.backend == "native" else api.sparql_target(
         args.backend, kb=kb, kb_path=args.kb, encoding=args.encoding, store_dir=args.store,
-        endpoint=args.endpoint, timeout=args.timeout)
+        endpoint=args.endpoint, timeout=args.timeout, schema=args.schema)
     options = exec_options(args)
 
     def job(text: str) -> dict:
@@ -58,13 +61,13 @@ def run_program(args) -> int:
 
 
 def _kb_stats(args) -> int:
-    for name, count in api.kb_stats(api.load_kb(args.kb or api.default_kb_path())).items():
+    for name, count in api.kb_stats(api.load_kb(args.kb, schema=args.schema)).items():
         print(f"{name}: {count}")
     return 0
 
 
 def _kb_convert(args) -> int:
-    text = api.kb_convert(api.load_kb(args.kb), args.to, args.out)
+    text = api.kb_convert(api.load_kb(args.kb, schema=args.schema), args.to, args.out)
     if args.out is None:
         sys.stdout.write(text)
     return 0
@@ -79,7 +82,7 @@ def parse(args) -> int:
 
 
 def check(args) -> int:
-    kb = api.load_kb(args.kb) if args.kb else None
+    kb = api.load_kb(args.kb, schema=args.schema) if args.kb else None
     if args.jsonl:
         def job(text: str) -> dict:
             report = api.check(text, args.source, kb)
@@ -119,11 +122,13 @@ def add_grounding(commands, syntaxes: list[str]) -> None:
     index.add_argument("--folder", help="where to keep the indexes (default: beside the KB, "
                        "else $KOPLC_CACHE_DIR)")
     index.add_argument("--force", action="store_true", help="rebuild even when current")
+    add_schema(index)
     index.set_defaults(run=_index)
     ground = commands.add_parser("ground", help="ground a program's names against a KB",
                                  description="ground a program against a KB")
     ground.add_argument("file", metavar="FILE", help="program file, or - for standard input")
-    ground.add_argument("--kb", required=True, help="KB file: .json, .txt, .nt, .ttl")
+    ground.add_argument("--kb", required=True, help=KB_HELP)
+    add_schema(ground)
     ground.add_argument("--question", help="the question the program answers (context)")
     ground.add_argument("--from", dest="source", default="auto", choices=["auto", *syntaxes])
     ground.add_argument("--to", dest="target", default="ir-json", choices=syntaxes)
@@ -136,7 +141,8 @@ def add_grounding(commands, syntaxes: list[str]) -> None:
 
 
 def _index(args) -> int:
-    report = api.build_index(args.kb, folder=args.folder, force=args.force, progress=True)
+    report = api.build_index(args.kb, folder=args.folder, force=args.force, progress=True,
+                             schema=args.schema)
     for kind, count in report.counts.items():
         state = "built" if kind in report.rebuilt else "current"
         print(f"{kind}: {count} names ({state})")
@@ -149,7 +155,7 @@ def _ground(args) -> int:
     from koplc.kopl.grounding.context import GroundingOptions
 
     options = GroundingOptions(execution_guidance=not args.no_execution_guidance)
-    text, kb = api.read_text(args.file), api.load_kb(args.kb)
+    text, kb = api.read_text(args.file), api.load_kb(args.kb, schema=args.schema)
     indexes = api.grounding_indexes(kb, args.kb, folder=args.index_folder, progress=True)
     grounded = api.ground(text, kb, args.question, args.source, indexes=indexes,
                           options=options)

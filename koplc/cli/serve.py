@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from koplc import api
+from koplc.cli.common import add_schema
 
 
 def add_serve(commands) -> None:
     sub = commands.add_parser("serve", help="serve the agent's web page and JSON API",
                               description=__doc__)
     sub.add_argument("--kb", help="KB file (default: the MetaQA movie KB)")
+    add_schema(sub)
     sub.add_argument("--lm", default="embedded", help="embedded, a server URL, a .gguf file")
     sub.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     sub.add_argument("--port", type=int, default=8321)
@@ -30,21 +32,21 @@ def serve(args) -> int:
 
 
 def server_state(args):
-    """The server's state from the command's options (also used by the tests)."""
-    from koplc.frontends import open_frontend
-    from koplc.kopl.frontend import Settings
-    from koplc.llm.agent.frontend import AgentFrontEnd, AgentSettings, read_demos
+    """The server's state from the command's options (also used by the tests). Every front
+    end, the agent too, is opened through the registry (`api.open_frontend`)."""
+    from koplc.llm.agent.frontend import AgentSettings
     from koplc.llm.agent.loop import AgentOptions
-    from koplc.llm.lm.defaults import open_lm
     from koplc.llm.lm.model_cache import cache_root
+    from koplc.llm.symkgqa.kb_pool import read_demos
     from koplc.server import LockedLM, ServerState
 
-    kb = api.load_kb(args.kb or api.default_kb_path())
-    lm = LockedLM(open_lm(args.lm) if isinstance(args.lm, str) else args.lm)
+    kb = api.load_kb(args.kb, schema=args.schema)
+    lm = LockedLM(api.open_lm(args.lm) if isinstance(args.lm, str) else args.lm)
     saved = args.saved or str(cache_root() / "agent-dialogs.jsonl")
-    settings = AgentSettings(AgentOptions(k=args.k), demos=read_demos(args.demos)
+    settings = AgentSettings(AgentOptions(k=args.k), demos=tuple(read_demos(args.demos))
                              if args.demos else None, saved=saved)
-    agent = AgentFrontEnd(lm, settings).agent(kb)
-    others = {name: open_frontend(name, Settings(lm=lm))
+    # The page steps the agent's runs itself, so it holds the Agent behind the front end.
+    agent = api.open_frontend("agent", lm=lm, options=settings).inner.agent(kb)
+    others = {name: api.open_frontend(name, lm=lm)
               for name in args.frontends.split(",") if name and name != "agent"}
     return ServerState(kb, agent, others, max_runs=args.max_runs)

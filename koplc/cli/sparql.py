@@ -8,7 +8,7 @@ import sys
 from datetime import date
 
 from koplc import api
-from koplc.cli.common import emit_batch, exec_options
+from koplc.cli.common import add_schema, emit_batch, exec_options
 
 
 def _sparql_options(sub: argparse.ArgumentParser) -> None:
@@ -43,6 +43,7 @@ def add_kb_export(kb_commands) -> None:
     export.add_argument("--to", dest="out", help="output .nt file, written atomically "
                         "(default: stdout)")
     _sparql_options(export)
+    add_schema(export)
     export.set_defaults(run=_kb_export)
 
 
@@ -55,7 +56,7 @@ def lower(args) -> int:
 
 
 def _kb_export(args) -> int:
-    text = api.kb_export(api.load_kb(args.kb), args.encoding, args.out)
+    text = api.kb_export(api.load_kb(args.kb, schema=args.schema), args.encoding, args.out)
     if args.out is None:
         sys.stdout.write(text)
     return 0

@@ -1,5 +1,5 @@
 """What the LLM benchmarks share with `koplc eval`: MetaQA dev questions, and one question
-compiled by the LLM front end and scored as `koplc eval` scores it (koplc.evaluation.scoring)."""
+compiled by a front end and scored as `koplc eval` scores it (koplc.evaluation.scoring)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from pathlib import Path
 
 from koplc.evaluation.question_files import GoldQuestion, read_question_file, spread
 from koplc.evaluation.scoring import percentiles, score
+from koplc.kopl.frontend import FrontEnd
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.symkgqa.frontend import LlmFrontEnd
-from koplc.llm.symkgqa.pipeline import CompileOptions, Compiler
 
 __all__ = ["dev_questions", "evaluate_one", "percentiles"]
 
@@ -23,14 +22,12 @@ def dev_questions(folder: str | Path, hops=(1, 2, 3), limit: int | None = None
     return spread([q for path in files for q in read_question_file(path)], limit)
 
 
-def evaluate_one(compiler: Compiler, q: GoldQuestion, options: CompileOptions,
-                 leave_template_out: bool = False) -> dict:
-    """Compile one question with `compiler` under `options` and score it (koplc eval's
-    record: hits1, f1, failure, program, answer, seconds, ...)."""
-    frontend = LlmFrontEnd(compiler.lm, options=options, leave_template_out=leave_template_out,
-                           compiler=compiler)
+def evaluate_one(frontend: FrontEnd, kb, q: GoldQuestion) -> dict:
+    """Compile one question with `frontend` on `kb` and score it (koplc eval's record: hits1,
+    f1, failure, program, answer, seconds, ...). The caller opens the front end through the
+    registry (`koplc.api.open_frontend`), once for all its questions."""
     clock = time.perf_counter()
-    compiled = frontend.compile(q.text, compiler.kb)
+    compiled = frontend.compile(q.text, kb)
     seconds = time.perf_counter() - clock
     final = compiled.final
     return score(compiled, q, seconds, steps_syntax.print_program(final) if final is not None else None)

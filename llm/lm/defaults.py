@@ -1,5 +1,6 @@
-"""What koplc uses when the user names nothing: the MetaQA movie KB, the MetaQA dev
-demonstration pool and verified dev questions shipped inside the package, and the embedded LM."""
+"""What koplc uses when the user names nothing: the MetaQA movie KB (with MetaQA's triple
+schema), the MetaQA dev demonstration pool and verified dev questions shipped inside the
+package, and the embedded LM."""
 
 from __future__ import annotations
 
@@ -24,6 +25,13 @@ def default_kb_path() -> Path:
     cache folder."""
     name = "metaqa_kb.txt.gz"
     return _unpacked(name, cache_root() / "default-kb" / _digest(name) / "metaqa_kb.txt")
+
+
+def default_kb_schema():
+    """The schema the shipped KB's triples load with: MetaQA's (movies, people, tags ...)."""
+    from koplc.kopl.datasets.metaqa import KB_SCHEMA
+
+    return KB_SCHEMA
 
 
 DEV_FILES = tuple(f"metaqa_qa_{hop}hop_dev.tsv.gz" for hop in (1, 2, 3))
