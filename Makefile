@@ -70,10 +70,13 @@ test: $(INSTALLED)
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory lint
 
+# typecheck: mypy over kopl/ and sexpr/ ([tool.mypy] in pyproject.toml), run in the import tree
+# so that `koplc.*` resolves as Python sees it.
 lint:
 	$(VENV)/bin/ruff check .
 	$(MAKE) --no-print-directory import-tree
 	cd $(IMPORT_GRAPH) && $(CURDIR)/$(VENV)/bin/lint-imports --config $(CURDIR)/pyproject.toml
+	cd $(IMPORT_GRAPH) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml
 
 # The package tree as Python sees it, from symlinks (also how .ci/run imports a copy of the
 # checkout); no install first, so it can run on a copy with another PY.

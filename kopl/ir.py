@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from typing import Annotated, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -63,6 +63,11 @@ class Node(BaseModel):
     family: ClassVar[Family]
     aliases: ClassVar[tuple[str, ...]] = ()
     extension: ClassVar[bool] = False
+
+    if TYPE_CHECKING:  # `Node` stands for any op: its name, built from its fields
+        op: str
+
+        def __init__(self, **fields: Any) -> None: ...
 
     @property
     def children(self) -> tuple[Node, ...]:
@@ -472,7 +477,10 @@ OP_CLASSES: tuple[type[Node], ...] = tuple(
     if isinstance(cls, type) and issubclass(cls, Node) and cls is not Node
 )
 
-AnyNode = Annotated[Union[OP_CLASSES], Field(discriminator="op")]  # noqa: UP007
+if TYPE_CHECKING:  # the union is built at run time; to a type checker a child is any op
+    AnyNode = Node
+else:
+    AnyNode = Annotated[Union[OP_CLASSES], Field(discriminator="op")]  # noqa: UP007
 
 for _cls in OP_CLASSES:
     _cls.model_rebuild(_types_namespace={"AnyNode": AnyNode})

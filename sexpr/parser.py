@@ -10,6 +10,7 @@ class ``c`` filters X by the class; ``(AND X (JOIN k literal))`` filters X by th
 from __future__ import annotations
 
 import difflib
+from typing import TypeGuard
 
 from koplc.kopl.diagnostics import Diagnostic, Span
 from koplc.kopl.errors import ParseError
@@ -95,16 +96,18 @@ class _Builder:
         if op is None:
             return None
         if op == "R":
-            return self.fail("bad-argument", "(R relation) reverses a relation; it is only "
-                             "valid as the first argument of JOIN", item.span)
+            self.fail("bad-argument", "(R relation) reverses a relation; it is only "
+                      "valid as the first argument of JOIN", item.span)
+            return None
         handler = {"AND": self.and_, "JOIN": self.join, "COUNT": self.count,
                    "ARGMAX": self.arg_extreme, "ARGMIN": self.arg_extreme, "TC": self.tc}
         return handler.get(op, self.literal_filter)(item, path)
 
     def atom_set(self, atom: Atom, path: Path) -> Node | None:
         if atom.quoted or "^^" in atom.text:
-            return self.fail("bad-argument", f"the literal {atom.text} is not a set of entities; "
-                             "filter with (JOIN attribute literal)", atom.span)
+            self.fail("bad-argument", f"the literal {atom.text} is not a set of entities; "
+                      "filter with (JOIN attribute literal)", atom.span)
+            return None
         if is_mid(atom.text):
             return self.put(path, atom.span, Entity(id=atom.text), id=atom.span)
         if is_class(atom.text):
@@ -147,16 +150,19 @@ class _Builder:
             return self.set_expr(items[0], path)
         lists = [i for i in items if isinstance(i, SList)]
         if lists:
-            return self.fail("arity", "JOIN takes one entity, set or literal after the relation; "
-                             "a name of several words cannot contain a list", lists[0].span)
-        quoted = [i for i in items if i.quoted or "^^" in i.text]
+            self.fail("arity", "JOIN takes one entity, set or literal after the relation; "
+                      "a name of several words cannot contain a list", lists[0].span)
+            return None
+        atoms = [i for i in items if isinstance(i, Atom)]
+        quoted = [i for i in atoms if i.quoted or "^^" in i.text]
         if quoted:
-            return self.fail("bad-argument", f"the literal {quoted[0].text} cannot be part of an "
-                             "entity name", quoted[0].span)
-        span = Span.at_offset(self.text, items[0].span.start, items[-1].span.end)
-        if len(items) == 1 and is_mid(items[0].text):
-            return self.put(path, span, Entity(id=items[0].text), id=span)
-        name = " ".join(i.text for i in items)
+            self.fail("bad-argument", f"the literal {quoted[0].text} cannot be part of an "
+                      "entity name", quoted[0].span)
+            return None
+        span = Span.at_offset(self.text, atoms[0].span.start, atoms[-1].span.end)
+        if len(atoms) == 1 and is_mid(atoms[0].text):
+            return self.put(path, span, Entity(id=atoms[0].text), id=span)
+        name = " ".join(i.text for i in atoms)
         return self.put(path, span, Find(name=name), name=span)
 
     def literal_filter(self, form: SList, path: Path, input_item: Item | None = None,
@@ -168,6 +174,7 @@ class _Builder:
         key_item, value_item = form.args
         key = self.attribute(key_item)
         literal = self.literal(value_item)
+        inner: Node | None
         if input_item is None:
             inner = self.put((*path, 0), form.span, FindAll())
         else:
@@ -178,14 +185,16 @@ class _Builder:
         # An S-expression number is a quantity without a unit.
         cls = op_for("filter", QUANTITY if literal.kind == "number" else literal.kind)
         spans = {"key": key_item.span, "value": value_item.span}
+        node: Node
         if cls is FilterStr:
             if comparator != "=":
-                return self.fail("unsupported-literal", f"a string literal can only be matched "
-                                 f"with JOIN, not compared with {op}", value_item.span)
+                self.fail("unsupported-literal", f"a string literal can only be matched "
+                          f"with JOIN, not compared with {op}", value_item.span)
+                return None
             node = FilterStr(input=inner, key=key, value=literal.value)
         else:
             node = cls(input=inner, key=key, value=literal.value, comparator=comparator)
-            spans["comparator"] = form.head.span
+            spans["comparator"] = form.items[0].span  # the operator
         return self.put(path, span or form.span, node, **spans)
 
     def count(self, form: SList, path: Path) -> Node | None:
@@ -224,8 +233,9 @@ class _Builder:
         head = form.head
         if not isinstance(head, Atom) or head.quoted:
             what = "an empty list" if head is None else f"{_describe(head)}"
-            return self.fail("expected-operator", f"expected an operator ({', '.join(OPERATORS)})"
-                             f", got {what}", form.span if head is None else head.span)
+            self.fail("expected-operator", f"expected an operator ({', '.join(OPERATORS)})"
+                      f", got {what}", form.span if head is None else head.span)
+            return None
         op = operator_named(head.text)
         if op is None:
             message = f"unknown operator {head.text!r}"
@@ -233,11 +243,13 @@ class _Builder:
                                               n=1, cutoff=0.6)
             if close:
                 message += f"; did you mean {operator_named(close[0])!r}?"
-            return self.fail("unknown-operator", message, head.span)
+            self.fail("unknown-operator", message, head.span)
+            return None
         low, high, phrase = _ARITY[op]
         count = len(form.args)
         if count < low or (high is not None and count > high):
-            return self.fail("arity", f"{op} takes {phrase}; got {count}", form.span)
+            self.fail("arity", f"{op} takes {phrase}; got {count}", form.span)
+            return None
         return op
 
     def relation(self, item: Item) -> tuple[str, bool, Span] | None:
@@ -258,8 +270,9 @@ class _Builder:
         """The attribute of a literal filter: a plain relation, never a reversed one."""
         relation = self.relation(item)
         if relation is not None and relation[1]:
-            return self.fail("bad-argument", "a literal cannot be reached through a reversed "
-                             "relation", item.span)
+            self.fail("bad-argument", "a literal cannot be reached through a reversed "
+                      "relation", item.span)
+            return None
         return None if relation is None else relation[0]
 
     def attribute_path(self, item: Item) -> tuple[str, tuple[Hop, ...], Span] | None:
@@ -270,8 +283,9 @@ class _Builder:
                                     "attribute) path"):
                 return None
             if len(item.args) != 2:
-                return self.fail("arity", "a path step is (JOIN relation attribute-or-path), "
-                                 f"with 2 arguments; got {len(item.args)}", item.span)
+                self.fail("arity", "a path step is (JOIN relation attribute-or-path), "
+                          f"with 2 arguments; got {len(item.args)}", item.span)
+                return None
             relation = self.relation(item.args[0])
             if relation is None:
                 return None
@@ -284,16 +298,19 @@ class _Builder:
 
     def literal(self, item: Item) -> Literal | None:
         if not isinstance(item, Atom):
-            return self.fail("bad-argument", "expected a typed literal, got a list", item.span)
+            self.fail("bad-argument", "expected a typed literal, got a list", item.span)
+            return None
         try:
             return read_literal(item.text, item.quoted)
         except LiteralProblem as problem:
-            return self.fail(problem.code, str(problem), item.span)
+            self.fail(problem.code, str(problem), item.span)
+            return None
 
     def plain_atom(self, item: Item, what: str) -> str | None:
         if isinstance(item, Atom) and not item.quoted and "^^" not in item.text:
             return item.text
-        return self.fail("bad-argument", f"expected {what}, got {_describe(item)}", item.span)
+        self.fail("bad-argument", f"expected {what}, got {_describe(item)}", item.span)
+        return None
 
     def operator_is(self, form: SList, expected: str, message: str) -> bool:
         """Whether the list is headed by `expected`; says `message` unless already reported."""
@@ -305,7 +322,7 @@ class _Builder:
         return False
 
 
-def _is_literal_filter(item: Item) -> bool:
+def _is_literal_filter(item: Item) -> TypeGuard[SList]:
     if not isinstance(item, SList) or not isinstance(item.head, Atom) or item.head.quoted:
         return False
     op = operator_named(item.head.text)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from koplc.kopl.answer import ENTITY_TYPES, Answer
 from koplc.kopl.errors import ExecutionError
@@ -152,8 +153,9 @@ class Executor(SetOps, QueryOps, ExtensionOps):
 
     # Literals and comparisons, as the engine reads and applies them.
 
-    def comparator(self, node: Node) -> str:
-        """The node's comparator as text (the pre-check refused any other word)."""
+    def comparator(self, node: Any) -> str:
+        """The comparator of an op that has one, as text (the pre-check refused any other
+        word)."""
         return _COMPARATORS[node.comparator]
 
     def literal_test(self, node: Node, text: str):

@@ -19,6 +19,7 @@ would). Semantics:
 
 from __future__ import annotations
 
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import Direction
 from koplc.kopl.values import DATE, TIME, YEAR, Value, parse_literal
 
@@ -31,6 +32,8 @@ class ExtensionOps:
     `Executor`)."""
 
     __slots__ = ()
+    # Read from `Executor`, which mixes this class in.
+    kb: KB
 
     def visit_Entity(self, node):
         n = self.kb.id_to_node.get(node.id)

@@ -4,6 +4,10 @@ tie, yes / no / not sure)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from koplc.kopl.ir import Node
+from koplc.kopl.kb.model import KB
 from koplc.kopl.types import AmongOp, BetweenOp
 from koplc.kopl.values import QUANTITY, Value
 
@@ -16,6 +20,11 @@ class QueryOps:
     """The visitors (`OpInfo.visitor`) of the ops that answer (mixed into `Executor`)."""
 
     __slots__ = ()
+    # Read from `Executor`, which mixes this class in.
+    kb: KB
+    convert: Callable[[Value, Value], Value | None] | None
+    error: Callable[[Node, str], Exception]
+    test: Callable[[Node, str, str, str], Callable[[Value], bool]]
 
     def visit_QueryName(self, node):
         ids, _ = self._entities(node.input)
@@ -126,7 +135,7 @@ class QueryOps:
     def in_majority_unit(self, values: list[tuple[int, Value]]) -> list[tuple[int, float]]:
         """(id, number) of the quantities in the most frequent unit (the first seen wins a
         tie); the others are dropped, or converted to it when unit conversion is on."""
-        counts: dict[str, int] = {}
+        counts: dict[str | None, int] = {}
         numbers = []
         for n, v in values:
             if v.type == QUANTITY:

@@ -8,7 +8,10 @@ output follows string hashing there; ours follows the node numbers.
 
 from __future__ import annotations
 
-from koplc.kopl.ir import Relate
+from collections.abc import Callable
+
+from koplc.kopl.ir import Node, Relate
+from koplc.kopl.kb.model import KB
 
 _EMPTY: tuple = ()
 
@@ -18,6 +21,9 @@ class SetOps:
     `Executor`)."""
 
     __slots__ = ()
+    # Read from `Executor`, which mixes this class in.
+    kb: KB
+    _entities: Callable[[Node], tuple]
 
     def visit_FindAll(self, node):
         kb = self.kb
@@ -105,9 +111,9 @@ class SetOps:
         facts = fact_table[node.relation] if with_facts else None
         if len(ids) == 1:
             n = ids[0]
-            return table.get(n, _EMPTY), (facts.get(n, _EMPTY) if with_facts else None)
+            return table.get(n, _EMPTY), (facts.get(n, _EMPTY) if facts is not None else None)
         out: list[int] = []
-        if not with_facts:
+        if facts is None:
             for n in self.distinct_in(ids, table):
                 out += table[n]
             return out, None

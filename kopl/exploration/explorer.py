@@ -134,8 +134,9 @@ def explore(kb: KB, options: ExploreOptions = ExploreOptions(), *, kb_name: str 
                 answer = sampler.run(drawn.program)
             except KoplcError:
                 reason = "execution error"
-        reason = reason or judge.why_dropped(drawn, answer)
-        if reason:
+        if answer is not None:
+            reason = judge.why_dropped(drawn, answer)
+        if reason or answer is None:
             report.dropped[reason] += 1
             continue
         seen.add(text)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from koplc.kopl import ir
 from koplc.kopl.exploration.kinds import VERIFIERS, literal
-from koplc.kopl.types import AmongOp, BetweenOp
+from koplc.kopl.types import AmongOp, BetweenOp, ValueKind
 from koplc.kopl.values import QUANTITY, STRING
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def _select_between(s: Sampler, d: Draft):
                             comparator=s.rng.choice(list(BetweenOp)))
 
 
-def _verify(kind: str):
+def _verify(kind: ValueKind):
     def build(s: Sampler, d: Draft):
         fact = s.pick_fact(s.member_facts(d.ids, (kind,)))
         if fact is None:

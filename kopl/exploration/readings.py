@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from koplc.kopl import ir
 from koplc.kopl.types import Type
 
-Template = str | Callable[[ir.Node, dict[str, str]], str]
+# A reading function is called with a node of the op that `READINGS` files it under, so its
+# node is typed Any: each reads the fields of its own op.
+ReadOp = Callable[[Any, dict[str, str]], str]
+Template = str | ReadOp
 
 
 @dataclass(frozen=True)
@@ -121,12 +125,13 @@ def _relate(node: ir.Relate, parts: dict[str, str]) -> str:
                            parts.get("noun", "entities"))
 
 
-def _compared(field: str, time: bool = False) -> Callable[[ir.Node, dict[str, str]], str]:
+def _compared(field: str, time: bool = False) -> ReadOp:
     """`<value>` with its comparator's words: 'greater than 5', 'before 1990'."""
     table = _WHEN if time else _COMPARE
 
-    def read(node: ir.Node, parts: dict[str, str]) -> str:
-        return table.get(str(node.comparator), f"{node.comparator} ") + parts[field]
+    def read(node: Any, parts: dict[str, str]) -> str:
+        # A Comparator or the raw word: a StrEnum member finds the same entry as its text.
+        return table.get(node.comparator, f"{node.comparator} ") + parts[field]
     return read
 
 

@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from koplc.kopl import ir
 from koplc.kopl.errors import KoplcError
@@ -28,6 +29,7 @@ from koplc.kopl.types import Comparator
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR
 
 SAMPLE = 12  # members of a set looked at to ground a step
+_T = TypeVar("_T")
 
 # Ops are picked in two stages: a family by its weight (relations are the backbone of a program,
 # joins and extensions the seasoning), then an op of the family, the pool's rarest first. The
@@ -148,7 +150,7 @@ class Sampler:
         except (StepFailure, KoplcError):
             return []
 
-    def sample(self, ids: Sequence[int]) -> Sequence[int]:
+    def sample(self, ids: Sequence[_T]) -> Sequence[_T]:
         """A few members (drawn with replacement: cheaper on large sets)."""
         if len(ids) <= SAMPLE:
             return ids
@@ -223,9 +225,10 @@ class Sampler:
         else:
             key = self.usage.pick(self.rng, "key", self.keys)
             n = self.rng.choice(self.holders((key, "key")))
-            node = self._attribute_filter(ir.FindAll(), [n], key)
-            if node is None:
+            found = self._attribute_filter(ir.FindAll(), [n], key)
+            if found is None:
                 return None
+            node = found
         ids = self.entities(node)
         if not ids:
             return None

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from koplc.kopl import ir
 from koplc.kopl.exploration.kinds import FILTERS, QFILTERS, TIME_QUALIFIERS, kind_fits, literal
-from koplc.kopl.types import Type
+from koplc.kopl.types import Type, ValueKind
 from koplc.kopl.values import QUANTITY, STRING
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def _filter(kind: str):
     return build
 
 
-def _qualifier_filter(kind: str):
+def _qualifier_filter(kind: ValueKind):
     def build(s: Sampler, d: Draft):
         if d.node.output is not Type.ENTITIES_WITH_FACTS:
             return None

@@ -131,7 +131,8 @@ def _key_type_cost(ctx: GroundingContext, node: Node) -> float:
     if wanted is None:
         return 0.0
     key = getattr(node, "key", None) or getattr(node, "qkey", None)
-    return KEY_TYPE_COST if ctx.profile.key_type(key) not in wanted else 0.0
+    key_type = ctx.profile.key_type(key) if key else None
+    return KEY_TYPE_COST if key_type not in wanted else 0.0
 
 
 def _key_types(node: Node) -> frozenset[str] | None:
@@ -162,8 +163,10 @@ def _reason(kind: ArgKind, c: Candidate) -> str:
     return f"nearest {kind} (similarity {c.similarity:.2f}{support})"
 
 
-def _provenance(best: State, table, guided: bool) -> tuple[list[Edit], list[Edit]]:
-    edits, side_edits = [], []
+def _provenance(best: State, table, guided: bool
+                ) -> tuple[list[Edit], list[tuple[str, Edit]]]:
+    edits: list[Edit] = []
+    side_edits: list[tuple[str, Edit]] = []  # (pass, edit)
     for path, option in best.choices:
         side_edits += option.edits
         for pick in option.picks:

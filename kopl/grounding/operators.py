@@ -90,7 +90,8 @@ def normalise_operators(program: Node, ctx: GroundingContext | None = None):
 
 
 def _visit(node: Node) -> tuple[Node, list[Edit]]:
-    updates, found = {}, []
+    updates: dict[str, object] = {}
+    found: list[tuple] = []  # (field, word, meaning)
     for field, kind in type(node).arg_fields():
         value = getattr(node, field)
         if kind is ArgKind.PATH:

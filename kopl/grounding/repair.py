@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from koplc.kopl import ir
 from koplc.kopl.grounding.candidates import retrieve
@@ -117,7 +118,7 @@ def _literal_kind(literal: str, key_type: str | None, timeish: bool, kind: str,
     return None if kind != STRING or compared else STRING
 
 
-def _key_of(node: Node, family: str) -> tuple[str | None, bool]:
+def _key_of(node: Any, family: str) -> tuple[str | None, bool]:  # an op of `family`
     if family == "filter":
         return node.key, False
     if family == "qfilter":

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from koplc.kopl.errors import KBError
 from koplc.kopl.values import QUANTITY, STRING, Value
+
+_K = TypeVar("_K")
+_T = TypeVar("_T")
 
 Qualifiers = dict[str, tuple[Value, ...]]
 NO_QUALIFIERS: Qualifiers = {}
@@ -187,7 +191,7 @@ def _append(table: dict, outer, inner, item) -> None:
         items.append(item)
 
 
-def _freeze(table: dict[object, dict[int, list]]) -> dict[object, dict[int, tuple]]:
+def _freeze(table: dict[_K, dict[int, list[_T]]]) -> dict[_K, dict[int, tuple[_T, ...]]]:
     return {k: {n: tuple(items) for n, items in per.items()} for k, per in table.items()}
 
 

@@ -44,9 +44,7 @@ class MiniLM:
             for start in range(0, len(texts), batch_size):
                 batch = [texts[i] for i in order[start:start + batch_size]]
                 rows.extend(self._embed(batch))
-        out = [None] * len(texts)
-        for row, i in zip(rows, order, strict=True):
-            out[i] = row
+        out = [rows[k] for k in np.argsort(order)]  # rows follow `order`; argsort inverts it
         return torch.stack(out).numpy() if out else np.zeros((0, self.width), np.float32)
 
     def _ids(self, texts: list[str]):
