@@ -71,12 +71,13 @@ test: $(INSTALLED)
 	$(MAKE) --no-print-directory lint
 
 # typecheck: mypy over kopl/ and sexpr/ ([tool.mypy] in pyproject.toml), run in the import tree
-# so that `koplc.*` resolves as Python sees it.
+# so that `koplc.*` resolves as Python sees it; its cache sits outside the tree, which is rebuilt.
 lint:
 	$(VENV)/bin/ruff check .
 	$(MAKE) --no-print-directory import-tree
 	cd $(IMPORT_GRAPH) && $(CURDIR)/$(VENV)/bin/lint-imports --config $(CURDIR)/pyproject.toml
-	cd $(IMPORT_GRAPH) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml
+	cd $(IMPORT_GRAPH) && $(CURDIR)/$(VENV)/bin/mypy --config-file $(CURDIR)/pyproject.toml \
+	  --cache-dir $(CURDIR)/build/mypy-cache
 
 # The package tree as Python sees it, from symlinks (also how .ci/run imports a copy of the
 # checkout); no install first, so it can run on a copy with another PY.
