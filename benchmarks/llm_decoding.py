@@ -19,8 +19,8 @@ from inputs import metaqa_dev_folder
 from tqdm import tqdm
 
 from koplc import api
-from koplc.kopl.grounding.mentions import link
 from koplc.evaluation.dev_runs import dev_questions, percentiles
+from koplc.kopl.answering.linking import link_question
 from koplc.llm.lm.embedded import LlamaCppLM
 from koplc.llm.symkgqa.pipeline import STOP, CompileOptions, hints
 
@@ -44,7 +44,7 @@ def main() -> None:
     rows, seen = [], set()
     hops = tuple(int(h) for h in args.hops.split(","))
     for q in tqdm(dev_questions(args.data or metaqa_dev_folder(), hops, args.limit), unit="q"):
-        linked = link(q.text, compiler.kb)
+        linked = link_question(q.text, compiler.kb)
         demos = compiler.selector.nearest(linked.masked(), n_demos)
         prompt = compiler.builder.build(linked, demos)
         clock = time.perf_counter()

@@ -95,11 +95,10 @@ def without(questions: list, held_out: list) -> list:
 
 
 def type_consistent(questions: list, kb) -> list:
-    """The questions whose own type's gold program (MetaQA's ``movie_to_writer`` is Find ->
-    written_by forward -> QueryName) answers at least one of their answers on `kb`. The others
-    are mislabelled for this KB: e.g. 548 of the 1,311 unverified 1-hop dev questions ask for a
-    film's writer, yet written_by reaches none of their answers. A question of no MetaQA type
-    is kept."""
+    """The questions whose own type's gold program (`metaqa.gold_program`: Find, a Relate per
+    hop, QueryName) answers at least one of their answers on `kb`. The others are mislabelled
+    for this KB: e.g. 548 of the 1,311 unverified 1-hop dev questions ask for a writer, yet
+    written_by reaches none of their answers. A question of no MetaQA type is kept."""
     kept = []
     for q in questions:
         try:

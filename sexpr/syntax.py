@@ -34,7 +34,7 @@ _BARE_ATOM = re.compile(r'[^\s()"\[\]{}]+')
 def parse(text: str) -> Parsed:
     """The IR of an S-expression, with its source map; raises ParseError.
 
-    >>> parse("(COUNT (JOIN (R film.film.directed_by) m.0bxtg))").program.op
+    >>> parse("(COUNT (JOIN (R book.written_work.author) m.0bxtg))").program.op
     'Count'
     """
     try:

@@ -1,4 +1,5 @@
-"""MetaQA: its questions and their gold KoPL programs, and the schema of its KB's triples.
+"""MetaQA: its questions and their gold KoPL programs, the schema of its KB's triples, and the
+words its questions need beyond general English (`lexicon_for`).
 
 A question type such as ``movie_to_director_to_movie`` is a chain of hops; the gold program is
 ``Find(topic)``, one ``Relate`` per hop, then ``What``. A hop from a movie to X follows X's
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from koplc.kopl.ir import Find, Node, QueryName, Relate
 from koplc.kopl.kb.triple_schema import TripleSchema
+from koplc.kopl.lexicon import NO_EXTRA, ExtraWords
 from koplc.kopl.types import Direction
 
 RELATIONS = {
@@ -109,3 +112,54 @@ def f1(predicted: set[str] | frozenset[str], gold: set[str] | frozenset[str]) ->
         return 0.0
     precision, recall = common / len(predicted), common / len(gold)
     return 2 * precision * recall / (precision + recall)
+
+
+FIXED_DEMOS = (
+    ("who directed Blade Runner", ("Blade Runner",),
+     "Step 1: Find(Blade Runner)\nStep 2: Relate(directed_by, forward)\n"
+     "Step 3: QueryName()\nDone"),
+    ("which films did Tom Hanks act in", ("Tom Hanks",),
+     "Step 1: Find(Tom Hanks)\nStep 2: Relate(starred_actors, backward)\n"
+     "Step 3: QueryName()\nDone"),
+    ("what languages are the movies directed by Luc Besson in", ("Luc Besson",),
+     "Step 1: Find(Luc Besson)\nStep 2: Relate(directed_by, backward)\n"
+     "Step 3: Relate(in_language, forward)\nStep 4: QueryName()\nDone"),
+    ("who acted in films that share a writer with Heat", ("Heat",),
+     "Step 1: Find(Heat)\nStep 2: Relate(written_by, forward)\n"
+     "Step 3: Relate(written_by, backward)\nStep 4: Relate(starred_actors, forward)\n"
+     "Step 5: QueryName()\nDone"),
+    ("how many movies did Sofia Coppola direct", ("Sofia Coppola",),
+     "Step 1: Find(Sofia Coppola)\nStep 2: Relate(directed_by, backward)\n"
+     "Step 3: Count()\nDone"),
+    ("what genres are the films written by the writer of Alien", ("Alien",),
+     "Step 1: Find(Alien)\nStep 2: Relate(written_by, forward)\n"
+     "Step 3: Relate(written_by, backward)\nStep 4: Relate(has_genre, forward)\n"
+     "Step 5: QueryName()\nDone"),
+)
+"""A manual fixed set of demonstrations over MetaQA's KB, (question, entities, kopl-steps
+program) each (written for this project, not copied from MetaQA)."""
+
+# MetaQA's words. Its questions are lower case, so a word of them that is also a KB name
+# ("film" is a tag) links unless it is known to name nothing; and single-word MiniLM vectors
+# keep some of its schema's nouns apart from the words its questions say them with ("kind" and
+# "genre", 0.28).
+WORDS = ExtraWords(
+    not_names=frozenset({"movie", "movies", "film", "films", "acted", "directed", "written"}),
+    near={"genre": ("kind", "sort", "type", "style"),
+          "tag": ("topic", "keyword", "describe", "label"),
+          "rating": ("rate", "rated", "score"),
+          "star": ("appear", "act", "acting", "actor", "cast", "feature"),
+          "language": ("speak", "spoken")})
+
+
+def is_metaqa_kb(kb) -> bool:
+    """Whether `kb` is MetaQA's: it has relations and all of them are MetaQA's (its kb.txt, or
+    a part of it, wherever it was loaded from)."""
+    relations = kb.relation_names
+    return bool(relations) and relations <= set(KB_SCHEMA.object_concepts)
+
+
+@lru_cache(maxsize=8)
+def lexicon_for(kb) -> ExtraWords:
+    """MetaQA's words (`WORDS`) for MetaQA's KB, none for any other KB."""
+    return WORDS if is_metaqa_kb(kb) else NO_EXTRA

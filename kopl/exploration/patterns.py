@@ -25,7 +25,7 @@ def anonymise(program: ir.Node) -> ir.Node:
     """The program with entity names and literal values replaced by placeholders.
 
     >>> from koplc.kopl.ir import Find, QueryName, Relate
-    >>> p = QueryName(input=Relate(input=Find(name="Ridley Scott"), relation="directed_by",
+    >>> p = QueryName(input=Relate(input=Find(name="Marie Curie"), relation="discovered_by",
     ...                            direction="backward"))
     >>> anonymise(p).input.input.name
     '<entity>'
@@ -46,8 +46,8 @@ def pattern(program: ir.Node) -> str:
     """The anonymised program as one line of nested calls: the key programs are grouped by.
 
     >>> from koplc.kopl.ir import Count, Find, Relate
-    >>> pattern(Count(input=Relate(input=Find(name="Tom Hanks"), relation="starred_actors",
+    >>> pattern(Count(input=Relate(input=Find(name="Marie Curie"), relation="discovered_by",
     ...                            direction="backward")))
-    'Count(Relate(Find("<entity>"), "starred_actors", "backward"))'
+    'Count(Relate(Find("<entity>"), "discovered_by", "backward"))'
     """
     return print_program(anonymise(program))

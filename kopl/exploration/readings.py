@@ -6,7 +6,8 @@ it reads as a whole question at the root (`question`). Templates name the op's f
 field stands for its phrase, a textual field for its value. Ops without a question template are
 asked by their output type (`_ASK`). `canonical_question(program)` reads a program this way: no
 model, the same question every time. Relation names are read by `relation_phrase`, so
-``directed_by`` and ``place of birth`` both read naturally enough.
+``discovered_by`` and ``place of birth`` both read naturally enough. The English (prepositions,
+verb forms, plurals, comparator words) comes from `koplc.kopl.lexicon`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from koplc.kopl import ir
+from koplc.kopl.lexicon import (
+    COMPARATOR_READINGS,
+    PREPOSITIONS,
+    TIME_COMPARATOR_READINGS,
+    simple_past,
+)
 from koplc.kopl.types import Type
 
 # A reading function is called with a node of the op that `READINGS` files it under, so its
@@ -32,78 +39,41 @@ class Reading:
     question: Template | None = None
 
 
-_PREPOSITIONS = {"by", "in", "of", "to", "from", "at", "on", "with", "for", "into"}
-_COMPARE = {"=": "", "!=": "not ", "<": "less than ", ">": "greater than ",
-            "<=": "at most ", ">=": "at least "}
-_WHEN = {"=": "in ", "!=": "not in ", "<": "before ", ">": "after ", "<=": "in or before ",
-         ">=": "in or after "}
-
-
-def plural(noun: str) -> str:
-    """A concept's name in the plural, by English spelling rules.
-
-    >>> [plural(n) for n in ("movie", "person", "chemical element", "discovery", "class")]
-    ['movies', 'people', 'chemical elements', 'discoveries', 'classes']
-    """
-    head, _, last = noun.rpartition(" ")
-    if last == "person":
-        last = "people"
-    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u", ""):
-        last = last[:-1] + "ies"
-    elif last.endswith(("s", "x", "ch", "sh", "z")):
-        last += "es"
-    else:
-        last += "s"
-    return f"{head} {last}" if head else last
-
-
 def words(name: str) -> str:
     """A schema name as words: underscores and dots become spaces.
 
-    >>> words("film.film.directed_by")
-    'film film directed by'
+    >>> words("location.location.contains")
+    'location location contains'
     """
     return " ".join(name.replace("_", " ").replace(".", " ").split())
 
 
-# Past participles whose simple past differs (English irregular verbs common in KB schemas).
-_IRREGULAR = {"written": "wrote", "drawn": "drew", "sung": "sang", "given": "gave",
-              "taken": "took", "chosen": "chose", "spoken": "spoke", "driven": "drove",
-              "shown": "showed", "known": "knew", "seen": "saw", "done": "did", "begun": "began",
-              "stolen": "stole", "ridden": "rode", "broken": "broke", "sworn": "swore",
-              "worn": "wore", "grown": "grew", "thrown": "threw", "flown": "flew", "run": "ran"}
-_PARTICIPLES = ("made", "built", "held", "led", "paid", "sold", "told", "taught", "won", "sent",
-                "found", "brought", "bought", "thought", "kept", "left", "lost", "met", "read")
-
-
 def _active(relation: str) -> str | None:
-    """The simple past of a passive relation name's verb ("directed by" -> "directed",
+    """The simple past of a passive relation name's verb ("discovered by" -> "discovered",
     "written by" -> "wrote"), None when the name is not '<participle> by'.
 
-    >>> [_active(r) for r in ("directed by", "film written by", "born in", "has genre")]
-    ['directed', 'wrote', None, None]
+    >>> [_active(r) for r in ("discovered by", "book written by", "born in", "has genre")]
+    ['discovered', 'wrote', None, None]
     """
     head, _, last = relation.rpartition(" ")
     verb = head.rpartition(" ")[2]
     if last != "by" or not verb:
         return None
-    if verb in _IRREGULAR:
-        return _IRREGULAR[verb]
-    return verb if verb.endswith("ed") or verb in _PARTICIPLES else None
+    return simple_past(verb)
 
 
 def relation_phrase(relation: str, direction: str, subject: str, noun: str = "entities") -> str:
     """The entities a relation reaches from `subject`, read by the shape of its name; `noun`
-    names them where the name does not ("the films directed by ...").
+    names them where the name does not ("the elements discovered by ...").
 
-    >>> relation_phrase("directed_by", "backward", "Ridley Scott")
-    'the entities directed by Ridley Scott'
+    >>> relation_phrase("discovered_by", "backward", "Marie Curie")
+    'the entities discovered by Marie Curie'
     >>> relation_phrase("place of birth", "forward", "LeBron James")
     'the place of birth of LeBron James'
     """
     r = words(relation)
     head, _, rest = r.partition(" ")
-    verbal = r.rpartition(" ")[2] in _PREPOSITIONS  # "directed by", "discovered in"
+    verbal = r.rpartition(" ")[2] in PREPOSITIONS  # "discovered by", "born in"
     if direction == "backward":
         if verbal or head == "in":
             return f"the {noun} {r} {subject}"
@@ -127,7 +97,7 @@ def _relate(node: ir.Relate, parts: dict[str, str]) -> str:
 
 def _compared(field: str, time: bool = False) -> ReadOp:
     """`<value>` with its comparator's words: 'greater than 5', 'before 1990'."""
-    table = _WHEN if time else _COMPARE
+    table = TIME_COMPARATOR_READINGS if time else COMPARATOR_READINGS
 
     def read(node: Any, parts: dict[str, str]) -> str:
         # A Comparator or the raw word: a StrEnum member finds the same entry as its text.
@@ -232,7 +202,7 @@ def _fill(template: Template, node: ir.Node, nouns: Nouns | None = None) -> str:
 
 def phrase(node: ir.Node, nouns: Nouns | None = None) -> str:
     """The program read as a phrase (a noun phrase, or a clause for Verify*); `nouns` may name
-    what an entity set holds (plural, "films"), else it reads "the entities".
+    what an entity set holds (plural, "elements"), else it reads "the entities".
 
     >>> from koplc.kopl.ir import Find, QueryAttr
     >>> phrase(QueryAttr(input=Find(name="Iron"), key="melting point"))
@@ -245,9 +215,9 @@ def canonical_question(program: ir.Node, nouns: Nouns | None = None) -> str:
     """The one canonical English question for a program (`nouns`: as for `phrase`).
 
     >>> from koplc.kopl.ir import Find, QueryName, Relate
-    >>> canonical_question(QueryName(input=Relate(input=Find(name="Ridley Scott"),
-    ...                                           relation="directed_by", direction="backward")))
-    'What are the entities directed by Ridley Scott?'
+    >>> canonical_question(QueryName(input=Relate(input=Find(name="Marie Curie"),
+    ...                                           relation="discovered_by", direction="backward")))
+    'What are the entities discovered by Marie Curie?'
     """
     reading = READINGS[type(program).__name__]
     if reading.question is not None:

@@ -1,6 +1,7 @@
 """Entity mentions: a question's KB entities and concepts, by looking up every n-gram span of
-the question by its normal form in the KB's names; no external NER. MetaQA's [brackets] are a
-hint when present, never required. The LLM and GNN front ends both link questions with it."""
+the question by its normal form in the KB's names; no external NER. [Brackets] around a name
+are a hint when present, never required. The LLM and GNN front ends both link questions with
+it."""
 
 from __future__ import annotations
 
@@ -9,14 +10,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from koplc.kopl.grounding.name_forms import normal_form
+from koplc.kopl.lexicon import NO_EXTRA, NOT_NAMES, ExtraWords
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
 _POSSESSIVE = re.compile(r"['’]s$")
-_STOP = {"what", "which", "who", "whom", "the", "a", "an", "of", "in", "by", "is", "are", "was",
-         "were", "did", "do", "does", "and", "or", "to", "for", "with", "that", "movie",
-         "movies", "film", "films", "same", "also", "when", "where", "how", "many", "as", "be",
-         "there", "me", "show", "list", "tell", "about", "give", "name", "names", "acted",
-         "directed", "written", "people", "person", "ones", "their", "its", "it", "on", "from"}
 LONGEST = 10
 
 
@@ -39,7 +36,7 @@ class Linked:
 
 
 def plain(question: str) -> str:
-    """The question without MetaQA brackets."""
+    """The question without [brackets] around names."""
     return _BRACKETS.sub(r"\1", question).strip()
 
 
@@ -54,8 +51,9 @@ def _entity_table(kb) -> dict[str, list[str]]:
     return table
 
 
-def link(question: str, kb) -> Linked:
-    """The entities and concepts of `kb` that the question names, longest spans first."""
+def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
+    """The entities and concepts of `kb` that the question names, longest spans first; words
+    of `extra.not_names` (a dataset's, for its own KB) name nothing on their own."""
     table = _entity_table(kb)
     text = plain(question)
     hinted = [m.group(1) for m in _BRACKETS.finditer(question)]
@@ -70,10 +68,10 @@ def link(question: str, kb) -> Linked:
             start, end = words[i][0], words[i + size - 1][1]
             span = text[start:end].strip(",;:'\"’")
             names = table.get(normal_form(span))
-            if names is None and _POSSESSIVE.search(span):  # "Laura Harris's films"
+            if names is None and _POSSESSIVE.search(span):  # "Marie Curie's discoveries"
                 span = _POSSESSIVE.sub("", span)
                 names = table.get(normal_form(span))
-            if names is None or not _plausible(span, lowercase, hinted):
+            if names is None or not _plausible(span, lowercase, hinted, extra.not_names):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
             found.append((start, start + len(span), name))
@@ -86,10 +84,12 @@ def link(question: str, kb) -> Linked:
                   tuple((s, e) for s, e, _ in found))
 
 
-def _plausible(span: str, lowercase: bool, hinted: list[str]) -> bool:
+def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozenset[str]
+               ) -> bool:
     if hinted:
         return any(normal_form(span) == normal_form(h) for h in hinted)
-    content = [w for w in span.split() if w.lower() not in _STOP]
+    stop = NOT_NAMES | not_names
+    content = [w for w in span.split() if w.lower() not in stop]
     if not content:
         return False
     if len(content) >= 2:

@@ -11,11 +11,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from koplc.kopl.lexicon import ARTICLES, NAME_STOP_WORDS
+
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7",
           "viii": "8", "ix": "9", "x": "10"}
-_ARTICLES = frozenset({"the", "a", "an"})
-_STOPWORDS = frozenset({"the", "a", "an", "of", "in", "by", "has", "is", "to", "for", "and",
-                        "on", "at", "with", "as"})
 _SEPARATORS = re.compile(r"[_\-–—/]+")
 _NOT_WORD = re.compile(r"[^\w\s]+")
 
@@ -25,8 +24,8 @@ def spoken_form(name: str) -> str:
     """The name folded for comparison, articles kept: accents, case, separators and
     punctuation dropped, roman numerals after the first word written as digits.
 
-    >>> spoken_form("The_Slugger's Wife"), spoken_form("Rocky II")
-    ('the sluggers wife', 'rocky 2')
+    >>> spoken_form("The_Lord's Prayer"), spoken_form("Henry VIII")
+    ('the lords prayer', 'henry 8')
     """
     text = unicodedata.normalize("NFKD", name)
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
@@ -39,11 +38,11 @@ def spoken_form(name: str) -> str:
 def normal_form(name: str) -> str:
     """The spoken form less a leading article: names equal here are the same name.
 
-    >>> normal_form("The_Slugger's Wife"), normal_form("Rocky II"), normal_form("ROCKY 2")
-    ('sluggers wife', 'rocky 2', 'rocky 2')
+    >>> normal_form("The_Lord's Prayer"), normal_form("Henry VIII"), normal_form("HENRY 8")
+    ('lords prayer', 'henry 8', 'henry 8')
     """
     words = spoken_form(name).split()
-    if len(words) > 1 and words[0] in _ARTICLES:
+    if len(words) > 1 and words[0] in ARTICLES:
         words = words[1:]
     return " ".join(words)
 
@@ -61,7 +60,7 @@ def tokens(name: str) -> list[str]:
 def content_tokens(name: str) -> list[str]:
     """The words of the normal form less short function words (kept when nothing else is)."""
     words = tokens(name)
-    return [w for w in words if w not in _STOPWORDS] or words
+    return [w for w in words if w not in NAME_STOP_WORDS] or words
 
 
 def trigrams(text: str) -> frozenset[str]:
@@ -123,7 +122,8 @@ def char_similarity(written: str, candidate: str) -> float:
 def lexical_score(written: str, candidate: str) -> float:
     """1.0 for an exact match, 0.97 for equal normal forms, else a blend of the lexical signals.
 
-    >>> lexical_score("directed_by", "directed_by"), lexical_score("Directed By", "directed_by")
+    >>> lexical_score("place_of_birth", "place_of_birth"), lexical_score("Place Of Birth",
+    ...                                                                  "place_of_birth")
     (1.0, 0.97)
     """
     if written == candidate:

@@ -3,7 +3,8 @@
 ``"greater than"`` → ``>``, ``"at least"`` → ``>=``, ``"before"`` → ``<``, ``"Forwards"`` →
 ``forward``, ``"biggest"`` → ``largest``. Words whose meaning depends on the attribute
 (``"older"`` is ``<`` on a birth date and ``>`` on an age) are left alone, as is anything not in
-the tables; values that are already the IR's are never touched.
+the tables; values that are already the IR's are never touched. The English words come from
+`koplc.kopl.lexicon`; the tables here add the notations a program's arguments use.
 """
 
 from __future__ import annotations
@@ -13,39 +14,26 @@ import re
 from koplc.kopl.grounding.context import GroundingContext
 from koplc.kopl.grounding.edits import Edit, numbered
 from koplc.kopl.ir import Hop, Node
+from koplc.kopl.lexicon import (
+    BY_ATTRIBUTE,
+    COMPARATIVE_ADJECTIVES,
+    COMPARATOR_PHRASES,
+    SUPERLATIVES,
+)
 from koplc.kopl.transform import rebuild
 from koplc.kopl.types import AmongOp, ArgKind, BetweenOp, Comparator, Direction
 
 PASS = "operators"
 
-_COMPARATOR_WORDS = {
-    Comparator.GT: "> gt greater more larger bigger higher above over after later exceeds "
-                   "exceeding exceed newer taller longer heavier|greater than|more than|"
-                   "larger than|bigger than|higher than|later than|newer than|more recent than|"
-                   "taller than|longer than|heavier than|is greater than|is more than",
-    Comparator.LT: "< lt less fewer smaller lower below under before earlier shorter lighter|"
-                   "less than|fewer than|smaller than|lower than|earlier than|prior to|"
-                   "shorter than|lighter than|is less than",
-    Comparator.GE: ">= => ≥ ge gte|at least|no less than|not less than|no fewer than|"
-                   "greater than or equal to|greater than or equal|greater or equal|"
-                   "more than or equal to|on or after|or more|or later|not before",
-    Comparator.LE: "<= =< ≤ le lte|at most|no more than|not more than|no later than|"
-                   "less than or equal to|less than or equal|less or equal|on or before|"
-                   "or less|or fewer|or earlier|up to|not after",
-    Comparator.EQ: "= == eq equal equals exactly is same in on|equal to|is equal to|same as|"
-                   "the same as",
-    Comparator.NE: "!= ≠ <> ne not unequal|not equal|not equal to|is not|isn't|different|"
-                   "different from|other than",
+# Symbols, abbreviations and the IR's own values, besides the lexicon's English.
+_COMPARATOR_NOTATION = {
+    Comparator.GT: "> gt", Comparator.LT: "< lt", Comparator.GE: ">= => ≥ ge gte",
+    Comparator.LE: "<= =< ≤ le lte", Comparator.EQ: "= == eq", Comparator.NE: "!= ≠ <> ne",
 }
-_BETWEEN_WORDS = {
-    BetweenOp.GREATER: "> greater larger bigger higher more max taller longer heavier",
-    BetweenOp.LESS: "< less lesser smaller lower fewer min shorter lighter",
-}
-_AMONG_WORDS = {
-    AmongOp.LARGEST: "largest biggest greatest highest maximum max most tallest longest "
-                     "heaviest top",
-    AmongOp.SMALLEST: "smallest least lowest minimum min fewest shortest lightest bottom",
-}
+_BETWEEN_NOTATION = {BetweenOp.GREATER: "> max", BetweenOp.LESS: "< min"}
+_AMONG_NOTATION = {AmongOp.LARGEST: "max top", AmongOp.SMALLEST: "min bottom"}
+_BETWEEN_WORDS = {BetweenOp.GREATER: COMPARATIVE_ADJECTIVES[Comparator.GT],
+                  BetweenOp.LESS: COMPARATIVE_ADJECTIVES[Comparator.LT]}
 _DIRECTION_WORDS = {
     Direction.FORWARD: "forwards fwd f out outgoing outward -> → subject|from subject",
     Direction.BACKWARD: "backwards bwd b in incoming inward reverse reversed inverse <- ← "
@@ -53,11 +41,14 @@ _DIRECTION_WORDS = {
 }
 
 
-def _table(words: dict) -> dict[str, object]:
+def _table(words: dict, english: dict | None = None) -> dict[str, object]:
+    """Each value's notations (`words`: single words, then phrases after "|") and English
+    phrases (less those whose meaning depends on the attribute), folded, to the value."""
     out = {}
     for value, text in words.items():
         singles, *multi = text.split("|")
-        for phrase in [*singles.split(), *multi]:
+        said = [w for w in (english or {}).get(value, ()) if w not in BY_ATTRIBUTE]
+        for phrase in [*singles.split(), *multi, *said]:
             out[_fold(phrase)] = value
         out[_fold(str(value.value))] = value
     return out
@@ -68,8 +59,10 @@ def _fold(text: str) -> str:
     return re.sub(r"[\s_]+", " ", text)
 
 
-TABLES = {ArgKind.COMPARATOR: _table(_COMPARATOR_WORDS), ArgKind.BETWEEN: _table(_BETWEEN_WORDS),
-          ArgKind.AMONG: _table(_AMONG_WORDS), ArgKind.DIRECTION: _table(_DIRECTION_WORDS)}
+TABLES = {ArgKind.COMPARATOR: _table(_COMPARATOR_NOTATION, COMPARATOR_PHRASES),
+          ArgKind.BETWEEN: _table(_BETWEEN_NOTATION, _BETWEEN_WORDS),
+          ArgKind.AMONG: _table(_AMONG_NOTATION, SUPERLATIVES),
+          ArgKind.DIRECTION: _table(_DIRECTION_WORDS)}
 _ENUMS = {ArgKind.COMPARATOR: Comparator, ArgKind.BETWEEN: BetweenOp, ArgKind.AMONG: AmongOp,
           ArgKind.DIRECTION: Direction}
 

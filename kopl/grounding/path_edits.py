@@ -65,7 +65,7 @@ def edits(hops: list[Hop], relations: list[str]) -> list[tuple[str, list[Hop]]]:
         out += [(f"insert {_text(h)} at {i + 1}", hops[:i] + [h] + hops[i:]) for h in options]
         if 0 < i < len(hops):
             # A hop dropped mid-chain leaves the next hop standing at the wrong end (a person
-            # where a movie should be), so the model wrote it the other way round.
+            # where a book should be), so the model wrote it the other way round.
             after = _flipped(hops[i])
             out += [(f"insert {_text(h)} at {i + 1}, flip {_text(hops[i])}",
                      hops[:i] + [h, after] + hops[i + 1:]) for h in options]

@@ -21,6 +21,7 @@ from koplc.kopl.grounding.context import GroundingContext
 from koplc.kopl.grounding.edits import Edit, numbered, op_text
 from koplc.kopl.grounding.operators import split_comparison
 from koplc.kopl.ir import Node
+from koplc.kopl.lexicon import TIME_WORDS, asks_how_many
 from koplc.kopl.registry import family_of, op_for, value_kind_of
 from koplc.kopl.transform import rebuild
 from koplc.kopl.types import ArgKind, Comparator, Type
@@ -29,9 +30,7 @@ from koplc.kopl.values import QUANTITY, STRING, read_date, read_quantity
 PASS = "repair"
 
 _RETYPED = ("filter", "qfilter", "verify")  # families whose ops differ only in value kind
-_TIME_WORDS = re.compile(r"\b(after|before|later|earlier|since|until|prior)\b", re.IGNORECASE)
-_HOW_MANY = re.compile(r"^\s*(how many|what is the number of|what number of|count)\b",
-                       re.IGNORECASE)
+_TIME_WORDS = re.compile(rf"\b({'|'.join(sorted(TIME_WORDS))})\b", re.IGNORECASE)
 
 
 def repair_functions(program: Node, ctx: GroundingContext):
@@ -194,7 +193,7 @@ def _query_name_of_attribute(ctx, node, expected, edits):
 def _final_query(ctx, node, expected, edits):
     if expected is not None or not node.output.fits(Type.ENTITIES):
         return node
-    counting = bool(ctx.question and _HOW_MANY.search(ctx.question))
+    counting = bool(ctx.question and asks_how_many(ctx.question))
     new = ir.Count(input=node) if counting else ir.QueryName(input=node)
     why = "the program ends with an entity set; " + (
         "the question asks how many" if counting else "the answer is the entities' names")

@@ -174,8 +174,8 @@ def _make(info: OpInfo, step: Step, inputs: list[_Built | None],
 def args_to_fields(info: OpInfo, args: list[str]) -> dict[str, object] | str:
     """Map flat textual arguments onto the op's fields, or say why they do not fit.
 
-    >>> args_to_fields(registry.OPS["Relate"], ["directed_by", "Forward"])
-    {'relation': 'directed_by', 'direction': <Direction.FORWARD: 'forward'>}
+    >>> args_to_fields(registry.OPS["Relate"], ["place_of_birth", "Forward"])
+    {'relation': 'place_of_birth', 'direction': <Direction.FORWARD: 'forward'>}
     """
     fixed = [(n, k) for n, k in info.args if k is not ArgKind.PATH]
     has_path = len(fixed) < len(info.args)

@@ -7,10 +7,11 @@ two readings agree. Word-level terms join it:
   as an F-measure, so a program that drops a hop loses recall and one that adds a hop loses
   precision;
 - answer type: what the question asks for ("who" → a person, "what year" → year, "which
-  films" → films) against what the program returns (its answer's concept, else the last
+  rivers" → rivers) against what the program returns (its answer's concept, else the last
   relation's or attribute's name);
 - order: whether the question says the matched words in the reading's order.
-The rules read English question words only, never a dataset's templates."""
+The rules read English question words (`koplc.kopl.lexicon`) only, never a dataset's templates;
+a dataset's near synonyms come in as `extra` where the KB is that dataset's."""
 
 from __future__ import annotations
 
@@ -20,22 +21,29 @@ import numpy as np
 
 from koplc.kopl.exploration.readings import words
 from koplc.kopl.ir import Node
-from koplc.llm.symkgqa.answer_type import asks_how_many
+from koplc.kopl.lexicon import (
+    ARTICLES,
+    AUXILIARIES,
+    CONTENT_STOP_WORDS,
+    HAVE,
+    NO_EXTRA,
+    WH_ANSWER_TYPES,
+    WHAT,
+    ExtraWords,
+    agent_noun,
+    asks_how_many,
+    base_form,
+)
 
-_STOP = frozenset(
-    "a an the of by is are was were be been do does did what which whom whose how that this "
-    "these those there and or to in on for with as it its their his her s ent".split())
-_AUX = frozenset("is are was were do does did can could will would has have had".split())
-_WH = {"who": "person", "whom": "person", "whose": "person", "when": "year date",
-       "where": "place"}
+_STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
 
 
 def content_words(text: str) -> list[str]:
     """The question's or reading's words that name something: no articles, auxiliaries,
     prepositions or masked entities ("who", "when" and "where" stay: they ask for a type).
 
-    >>> content_words("who directed the films written by ENT")
-    ['who', 'directed', 'films', 'written']
+    >>> content_words("who wrote the books illustrated by ENT")
+    ['who', 'wrote', 'books', 'illustrated']
     """
     return [w for w in re.findall(r"[a-z]+", text.replace("ENT", " ").lower())
             if w not in _STOP]
@@ -43,13 +51,12 @@ def content_words(text: str) -> list[str]:
 
 def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
     """The masked question's content words, less a noun next to an entity that names the
-    entity's own concept ("the film ENT", "what kind of movie is ENT", "ENT is a film": the
-    reading says ENT alone), compared by MiniLM
-    cosine of at least 0.65 with `entity_nouns` (film and movie 0.84; directed and movie 0.56).
+    entity's own concept ("the novel ENT", "what kind of book is ENT", "ENT is a novel": the
+    reading says ENT alone), compared by MiniLM cosine of at least 0.65 with `entity_nouns`.
 
     >>> import numpy as np
-    >>> same = lambda ws: np.array([[1.0 if w in ("film", "movie") else 0.0] for w in ws])
-    >>> question_words("who wrote the film ENT", ["movie"], same)
+    >>> same = lambda ws: np.array([[1.0 if w in ("novel", "book") else 0.0] for w in ws])
+    >>> question_words("who wrote the novel ENT", ["book"], same)
     ['who', 'wrote']
     """
     said = content_words(masked)
@@ -67,28 +74,28 @@ def asked_type(question: str) -> str | None:
     """What the question asks for, in words: "number" for how many, the type a wh-word implies,
     or the words after what/which (None when it says none).
 
-    >>> [asked_type(q) for q in ("what types are the movies by ENT", "who wrote ENT",
-    ...                          "what was the release year of ENT", "how many films")]
-    ['types', 'person', 'release year', 'number']
+    >>> [asked_type(q) for q in ("what genres are the books by ENT", "who wrote ENT",
+    ...                          "what was the publication year of ENT", "how many books")]
+    ['genres', 'person', 'publication year', 'number']
     """
     if asks_how_many(question):
         return "number"
     tokens = re.findall(r"[a-z]+", question.replace("ENT", " ").lower())
     for i, token in enumerate(tokens):
-        if token in ("what", "which"):
+        if token in WHAT:
             rest = tokens[i + 1:]
-            if rest[:1] in (["has"], ["have"], ["had"]):  # "which has the greater ...": an entity
+            if rest[:1] and rest[0] in HAVE:  # "which has the greater ...": an entity
                 return None
-            while rest and (rest[0] in _AUX or rest[0] in ("the", "a", "an")):
+            while rest and (rest[0] in AUXILIARIES or rest[0] in ARTICLES):
                 rest = rest[1:]
             said = []
             for word in rest[:2]:
-                if word in _STOP or word in _AUX:
+                if word in _STOP or word in AUXILIARIES:
                     break
                 said.append(word)
             return " ".join(said) or None
-        if token in _WH:
-            return _WH[token]
+        if token in WH_ANSWER_TYPES:
+            return WH_ANSWER_TYPES[token]
     return None
 
 
@@ -105,44 +112,28 @@ def answer_type(node: Node, noun) -> str | None:
                                 else None)
 
 
-# English near-synonyms of a few nouns common in KB schemas, which MiniLM's single-word vectors
-# keep apart ("kind" and "genre" 0.28); written after reading MetaQA dev misses.
-_NEAR = {"genre": "kind sort type style", "tag": "topic keyword describe label",
-         "rating": "rate rated score", "star": "appear act acting actor cast feature",
-         "language": "speak spoken"}
-# Verbs whose base form a suffix rule does not give.
-_BASE = {"wrote": "write", "written": "write", "drew": "draw", "drawn": "draw", "sang": "sing",
-         "sung": "sing", "made": "make", "led": "lead", "won": "win", "built": "build"}
+def senses(word: str, extra: ExtraWords = NO_EXTRA) -> list[str]:
+    """The ways a reading's word may be said: itself, a verb's base form and its agent noun
+    ("discovered": discover, discoverer; "wrote": write, writer), and the near synonyms that
+    `extra` (a dataset's words, for its own KB) gives the word, its singular or its base.
 
-
-def senses(word: str) -> list[str]:
-    """The ways a reading's word may be said: itself, a verb's base form and its agent nouns
-    ("directed": direct, director; "wrote": write, writer), and English near-synonyms of a few
-    schema nouns ("genre": kind, sort, type).
-
-    >>> senses("directed"), senses("wrote")
-    (['directed', 'direct', 'director'], ['wrote', 'write', 'writer'])
+    >>> senses("discovered"), senses("wrote")
+    (['discovered', 'discover', 'discoverer'], ['wrote', 'write', 'writer'])
     """
     said = [word]
-    base = _BASE.get(word)
-    if base is None and word.endswith("ed") and len(word) > 4:
-        stem = word[:-2]
-        base = stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else (
-            stem + "e" if stem[-1] in "cgsuvz" else stem)
+    base = base_form(word)
     if base:
-        agent = "r" if base.endswith("e") else "or" if base.endswith(("ct", "it")) else "er"
-        said += [base, base + agent]
-    near = _NEAR.get(word) or _NEAR.get(word.removesuffix("s")) or _NEAR.get(base or "")
-    return said + (near.split() if near else [])
+        said += [base, agent_noun(base)]
+    return said + list(extra.near_synonyms(word, word.removesuffix("s"), base or ""))
 
 
-def similarity(question: list[str], reading: list[str], vectors):
+def similarity(question: list[str], reading: list[str], vectors, extra: ExtraWords = NO_EXTRA):
     """The cosines of each question content word with each reading content word (`vectors`
-    gives unit rows), a reading word taken at its nearest sense (`senses`); None when either
-    side has none."""
+    gives unit rows), a reading word taken at its nearest sense (`senses`, with `extra`'s near
+    synonyms); None when either side has none."""
     if not question or not reading:
         return None
-    forms = [senses(w) for w in reading]
+    forms = [senses(w, extra) for w in reading]
     flat = [f for group in forms for f in group]
     cosines = vectors(question) @ vectors(flat).T
     columns, start = [], 0
@@ -167,7 +158,7 @@ def order(similarity, least: float = 0.6) -> float:
     """Whether the question says the reading's words in the reading's order: over pairs of
     question words matched (cosine at least `least` in `similarity`) to two different reading
     words, the share in the same order less the share reversed (0 with no such pair). Readings
-    name the last hop first, as "who directed the films written by ..." does.
+    name the last hop first, as "who illustrated the books written by ..." does.
 
     >>> import numpy as np
     >>> order(np.eye(3)), order(np.eye(3)[::-1]), order(None)

@@ -19,9 +19,9 @@ from koplc.llm.lm.scoring import inverse_consistency
 INSTRUCTIONS = ("Each program below comes with a plain reading. Write the question a person "
                 "would ask, in natural English, reusing the question before it where it "
                 "helps.\n\n")
-SHOT = ("Program:\nFind(Blade Runner)\nRelate(directed_by, forward)\n"
-        "Plain: What are the directed by of Blade Runner?\n"
-        "Question: Who directed Blade Runner?\n\n")
+SHOT = ("Program:\nFind(Moby Dick)\nRelate(written_by, forward)\n"
+        "Plain: What are the entities that wrote Moby Dick?\n"
+        "Question: Who wrote Moby Dick?\n\n")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from koplc.kopl.exploration.readings import plural
 from koplc.kopl.ir import (
     FilterConcept,
     FilterStr,
@@ -24,15 +23,15 @@ from koplc.kopl.ir import (
     SelectBetween,
     VerifyStr,
 )
+from koplc.kopl.lexicon import COMPARATIVES, RELATEDNESS, SUPERLATIVES, is_yes_no, plural
 from koplc.kopl.registry import op_for, ops_of
+from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.values import DATE, YEAR
 
-_YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
-_MOST = r"highest|largest|greatest|biggest|heaviest|longest|tallest|widest|deepest|most|latest|newest"
-_LEAST = r"lowest|smallest|least|lightest|shortest|fewest|earliest|oldest"
-_MORE = (r"greater|higher|larger|bigger|heavier|longer|taller|wider|deeper|more|later|above|over|after"
-         r"|exceeds?")
-_LESS = r"lower|smaller|less|lighter|shorter|fewer|earlier|below|under|before"
+# The lexicon's words as alternatives of one pattern each.
+_MOST, _LEAST = ("|".join(SUPERLATIVES[op]) for op in (AmongOp.LARGEST, AmongOp.SMALLEST))
+_MORE, _LESS = ("|".join(COMPARATIVES[c]) for c in (Comparator.GT, Comparator.LT))
+_RELATED = "|".join(RELATEDNESS)
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 
 
@@ -66,7 +65,7 @@ def cues(question: str) -> Cues:
     def has(pattern: str) -> bool:
         return re.search(rf"\b(?:{pattern})\b", question, re.IGNORECASE) is not None
 
-    return Cues(bool(_YES_NO.match(question)), has(r"related|relation|relationship|connected"),
+    return Cues(is_yes_no(question), has(_RELATED),
                 has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
                 tuple(_NUMBER.findall(question)), question.lower())
 

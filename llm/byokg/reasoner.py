@@ -22,9 +22,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from itertools import permutations
 
+from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import DEFAULT, execute
-from koplc.kopl.exploration.readings import canonical_question, plural
+from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked, link
 from koplc.kopl.ir import (
@@ -37,11 +38,11 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
+from koplc.kopl.lexicon import asks_how_many, plural
 from koplc.kopl.registry import OPS
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.kopl.types import Type
 from koplc.llm.byokg import fit
-from koplc.llm.symkgqa.answer_type import asks_how_many
 from koplc.llm.byokg.ops import (
     Cues,
     answer_kind,
@@ -131,7 +132,7 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     named entity alone (that is one); on a how-many question, an attribute only when the
     question says its unit ("how many kelvin"); no filter by a value of a named entity alone
     (that is a Verify in disguise: "is the density of Gold above 19" read as the group of Gold
-    whose density is above 19; a concept may still pick among entities of one name, "the movie
+    whose density is above 19; a concept may still pick among entities of one name, "the element
     ENT"), nor a filter right after the same one, nor a relation followed there, back and there
     again."""
     if node.op == "Count":
@@ -217,6 +218,7 @@ class Reasoner:
         from koplc.kopl.grounding.index.embedder import Embedder
 
         self.kb, self.lm, self.options = kb, lm, options
+        self.words = lexicon_for(kb)  # a dataset's words, for its own KB
         self.builder = PromptBuilder.for_kb(kb)
         self.pool = demos
         self.selector = DemoSelector(demos) if demos and options.demos == "retrieved" else None
@@ -225,7 +227,7 @@ class Reasoner:
         self._nouns: dict[str, str | None] = {}
 
     def noun(self, node: Node) -> str | None:
-        """What most entities of `node`'s answer are, plural ("movies"), when a concept holds
+        """What most entities of `node`'s answer are, plural ("elements"), when a concept holds
         at least half of them; None otherwise."""
         if node.op == "Relate":  # the relation's range, which no name clash can skew
             node = Relate(input=FindAll(), relation=node.relation, direction=node.direction)
@@ -338,7 +340,8 @@ class Reasoner:
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
-            similarity = fit.similarity(list(question.words), fit.content_words(text), encode)
+            similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
+                                        self.words)
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
@@ -405,7 +408,7 @@ class ByokgFrontEnd:
         reasoner = self.reasoner(kb)
         seconds = {"setup": time.perf_counter() - clock}
         clock = time.perf_counter()
-        linked = link(question, kb)
+        linked = link(question, kb, reasoner.words)
         seconds["link"] = time.perf_counter() - clock
         if not linked.entities and not concept_starts(kb, linked.question):
             return Compiled(linked.question, self.name, failure="link", seconds=seconds,

@@ -110,7 +110,7 @@ def resync(text: str, hints: Sequence[str]) -> str:
     'panzee)\\nQueryName()'
     >>> resync("Find(Ab", ['Find("Abbott")\\nCount()'])
     'bott")\\nCount()'
-    >>> resync("Relate(starred_actors, backward", ["Relate(starred_actors, forward)\\nCount()"])
+    >>> resync("Relate(discovered_by, backward", ["Relate(discovered_by, forward)\\nCount()"])
     ')\\nCount()'
     >>> resync("Find(X", ["Count()"])
     ''

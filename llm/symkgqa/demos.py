@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from koplc.kopl.datasets.metaqa import gold_program, read_questions
+from koplc.kopl.datasets.metaqa import FIXED_DEMOS, gold_program, read_questions
 from koplc.kopl.grounding.mentions import plain
 from koplc.kopl.registry import info_of
 from koplc.kopl.syntax import steps as steps_syntax
@@ -54,8 +54,8 @@ _LABEL = re.compile(r"^\s*Step\s+\d+\s*:\s*", re.IGNORECASE)
 def calls_of(steps: str) -> str:
     """A kopl-steps program as the prompt writes it, one call a line.
 
-    >>> calls_of("Step 1: Find(Heat)\\nStep 2: Relate(directed_by, forward)\\nDone")
-    'Find(Heat)\\nRelate(directed_by, forward)'
+    >>> calls_of("Step 1: Find(Typee)\\nStep 2: Relate(written_by, forward)\\nDone")
+    'Find(Typee)\\nRelate(written_by, forward)'
     """
     lines = [_LABEL.sub("", line).strip() for line in steps.splitlines()]
     return "\n".join(line for line in lines if line and line.rstrip(".").lower() != "done")
@@ -110,16 +110,16 @@ def metaqa_pool(folder: str | Path, hops=(1, 2, 3), per_function: int = 1000,
 
 NEAR_TWIN = 0.7
 """The word similarity a near twin's one swapped word needs. On MetaQA dev (leave-template-out,
-300 a hop) every swap at or above it kept the program (films/movies 0.87, screenwriter/writer
-0.74, author/writer 0.70); the closest swap that changed it was director/screenwriter, 0.66."""
+300 a hop) every swap at or above it kept the program (screenwriter/writer 0.74,
+author/writer 0.70); the closest swap that changed it was director/screenwriter, 0.66."""
 
 
 def one_word_swap(a: list[str], b: list[str]) -> tuple[str, str] | None:
     """The two words where `a` and `b` differ, when they differ in exactly one position.
 
-    >>> one_word_swap("who directed ENT films".split(), "who directed ENT movies".split())
-    ('films', 'movies')
-    >>> one_word_swap("who directed ENT".split(), "who wrote ENT films".split()) is None
+    >>> one_word_swap("who wrote ENT books".split(), "who wrote ENT novels".split())
+    ('books', 'novels')
+    >>> one_word_swap("who wrote ENT".split(), "who illustrated ENT books".split()) is None
     True
     """
     if len(a) != len(b):
@@ -164,7 +164,7 @@ class DemoSelector:
     def near_twin(self, masked_question: str, exclude_template: str | None = None,
                   min_similarity: float = NEAR_TWIN) -> Demo | None:
         """The nearest demonstration when its question is the masked question with one word
-        swapped for a near synonym ("films" for "movies", "writer" for "screenwriter": MiniLM
+        swapped for a near synonym ("novels" for "books", "writer" for "screenwriter": MiniLM
         cosine of the two words at least `min_similarity`); else None. Words that change the
         meaning ("directed" for "written", cosine 0.45) fall below the bar."""
         nearest = self.nearest(masked_question, 1, exclude_template)
@@ -191,26 +191,5 @@ class DemoSelector:
         return [self.pool[i] for i in order[:n]][::-1]
 
 
-FIXED = [
-    Demo("who directed Blade Runner", ("Blade Runner",),
-         "Step 1: Find(Blade Runner)\nStep 2: Relate(directed_by, forward)\n"
-         "Step 3: QueryName()\nDone"),
-    Demo("which films did Tom Hanks act in", ("Tom Hanks",),
-         "Step 1: Find(Tom Hanks)\nStep 2: Relate(starred_actors, backward)\n"
-         "Step 3: QueryName()\nDone"),
-    Demo("what languages are the movies directed by Luc Besson in", ("Luc Besson",),
-         "Step 1: Find(Luc Besson)\nStep 2: Relate(directed_by, backward)\n"
-         "Step 3: Relate(in_language, forward)\nStep 4: QueryName()\nDone"),
-    Demo("who acted in films that share a writer with Heat", ("Heat",),
-         "Step 1: Find(Heat)\nStep 2: Relate(written_by, forward)\n"
-         "Step 3: Relate(written_by, backward)\nStep 4: Relate(starred_actors, forward)\n"
-         "Step 5: QueryName()\nDone"),
-    Demo("how many movies did Sofia Coppola direct", ("Sofia Coppola",),
-         "Step 1: Find(Sofia Coppola)\nStep 2: Relate(directed_by, backward)\n"
-         "Step 3: Count()\nDone"),
-    Demo("what genres are the films written by the writer of Alien", ("Alien",),
-         "Step 1: Find(Alien)\nStep 2: Relate(written_by, forward)\n"
-         "Step 3: Relate(written_by, backward)\nStep 4: Relate(has_genre, forward)\n"
-         "Step 5: QueryName()\nDone"),
-]
-"""A manual fixed set of demonstrations (written for this project, not copied from MetaQA)."""
+FIXED = [Demo(question, entities, program) for question, entities, program in FIXED_DEMOS]
+"""A manual fixed set of demonstrations: MetaQA's (`koplc.kopl.datasets.metaqa.FIXED_DEMOS`)."""

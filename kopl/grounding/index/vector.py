@@ -29,7 +29,7 @@ def fingerprint(kind: str, names: list[str]) -> str:
 
 
 def embedded_text(name: str) -> str:
-    """The text embedded for a name: underscores read as spaces (``directed_by``)."""
+    """The text embedded for a name: underscores read as spaces (``place_of_birth``)."""
     return name.replace("_", " ").strip() or name
 
 

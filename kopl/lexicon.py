@@ -1,0 +1,246 @@
+"""The English the front half knows, in one place: stop words, question words, counting cues,
+comparatives and superlatives with their comparator, and verb and noun inflection.
+
+General English only. A dataset's own words (words its questions use that name no entity, near
+synonyms of its schema's nouns) live in `koplc.kopl.datasets` as an `ExtraWords`, and come in
+as the `extra` argument only where the KB is that dataset's (`metaqa.lexicon_for(kb)`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from koplc.kopl.types import AmongOp, Comparator
+
+
+@dataclass(frozen=True, eq=False)
+class ExtraWords:
+    """A dataset's additions to English for its own KB: words that never name an entity alone
+    in its questions, and near synonyms of its schema's nouns that single-word embeddings keep
+    apart."""
+
+    not_names: frozenset[str] = frozenset()
+    near: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def near_synonyms(self, *words: str) -> tuple[str, ...]:
+        """The near synonyms of the first of `words` that has any."""
+        for word in words:
+            if word in self.near:
+                return self.near[word]
+        return ()
+
+
+NO_EXTRA = ExtraWords()
+"""No additions: the lexicon of any KB that is not a known dataset's."""
+
+
+# Function words.
+
+ARTICLES = frozenset({"the", "a", "an"})
+PREPOSITIONS = frozenset({"by", "in", "of", "to", "from", "at", "on", "with", "for", "into"})
+AUXILIARIES = frozenset({"is", "are", "was", "were", "do", "does", "did", "can", "could",
+                         "will", "would", "has", "have", "had"})
+HAVE = frozenset({"has", "have", "had"})
+
+# The words every stop list below leaves out.
+_LINKING = ARTICLES | {"of", "in", "by", "to", "for", "on", "with", "as", "and", "is"}
+
+NAME_STOP_WORDS = _LINKING | {"at", "has"}
+"""Function words inside a KB name ("place of birth"): left out when two names' content words
+are compared."""
+
+CONTENT_STOP_WORDS = _LINKING | {
+    "are", "was", "were", "be", "been", "do", "does", "did", "or", "what", "which", "whom",
+    "whose", "how", "that", "this", "these", "those", "there", "it", "its", "their", "his",
+    "her", "s"}
+"""Words of a question or a reading that name nothing ("s" is what a possessive leaves when
+the text is split into letters). "who", "when" and "where" are not among them: they ask for a
+type."""
+
+NOT_NAMES = _LINKING | {
+    "are", "was", "were", "be", "do", "does", "did", "or", "what", "which", "who", "whom",
+    "when", "where", "how", "many", "that", "there", "it", "its", "their", "me", "from", "same",
+    "also", "show", "list", "tell", "about", "give", "name", "names", "people", "person", "ones"}
+"""Words that never make a name on their own in a question's span: function words, question
+words, requests ("show", "list", "tell me") and nouns any question may use ("people", "ones")."""
+
+
+# Question words.
+
+WHAT = frozenset({"what", "which"})
+"""The question words followed by the words for what they ask ("which river")."""
+
+WH_ANSWER_TYPES = {"who": "person", "whom": "person", "whose": "person", "when": "year date",
+                   "where": "place"}
+"""The type of answer the other question words ask for, in words."""
+
+RELATEDNESS = ("related", "relation", "relationship", "connected")
+"""Words that ask how two things are related."""
+
+_YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:the|what)\s+number\s+of\b|^\W*count\b(?!\s+of\b)",
+                       re.IGNORECASE)
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether the question opens with an auxiliary verb, as a yes/no question does.
+
+    >>> is_yes_no("Is Iron heavier than Gold?"), is_yes_no("Which is heavier?")
+    (True, False)
+    """
+    return _YES_NO.match(question) is not None
+
+
+def asks_how_many(question: str) -> bool:
+    """Whether the question asks for a count: "how many" anywhere, "the number of" (or "what
+    number of"), or "count" as the verb it opens with.
+
+    >>> [asks_how_many(q) for q in ("How many rivers flow through Paris?",
+    ...     "Tell me how many elements are metals", "What is the number of noble gases?",
+    ...     "Count the halogens", "Count of Monte Cristo author", "Which river is longest?")]
+    [True, True, True, True, False, False]
+    """
+    return _HOW_MANY.search(question) is not None
+
+
+# Comparatives and superlatives.
+
+_MORE = ("greater", "more", "larger", "bigger", "higher", "taller", "longer", "heavier", "wider",
+         "deeper")
+_LESS = ("less", "lesser", "fewer", "smaller", "lower", "shorter", "lighter")
+_LATER, _EARLIER = ("later", "newer"), ("earlier",)
+
+COMPARATIVES: dict[Comparator, tuple[str, ...]] = {
+    Comparator.GT: (*_MORE, *_LATER, "above", "over", "after", "exceeds", "exceed", "exceeding"),
+    Comparator.LT: (*_LESS, *_EARLIER, "below", "under", "before", "prior"),
+}
+"""Single words that put a value above (`>`) or below (`<`) another."""
+
+COMPARATIVE_ADJECTIVES: dict[Comparator, tuple[str, ...]] = {
+    Comparator.GT: _MORE, Comparator.LT: _LESS}
+"""The comparatives that say which of two has more or less of a quantity."""
+
+TIME_WORDS = frozenset({"after", "before", "later", "earlier", "newer", "since", "until",
+                        "prior"})
+"""Words that compare in time: a value said with them is a date or a year."""
+
+COMPARATOR_PHRASES: dict[Comparator, tuple[str, ...]] = {
+    Comparator.GT: (*COMPARATIVES[Comparator.GT], *(f"{w} than" for w in (*_MORE, *_LATER)),
+                    "more recent than", "is greater than", "is more than"),
+    Comparator.LT: (*COMPARATIVES[Comparator.LT], *(f"{w} than" for w in (*_LESS, *_EARLIER)),
+                    "prior to", "is less than"),
+    Comparator.GE: ("at least", "no less than", "not less than", "no fewer than",
+                    "greater than or equal to", "greater than or equal", "greater or equal",
+                    "more than or equal to", "on or after", "or more", "or later", "not before",
+                    "since"),
+    Comparator.LE: ("at most", "no more than", "not more than", "no later than",
+                    "less than or equal to", "less than or equal", "less or equal",
+                    "on or before", "or less", "or fewer", "or earlier", "up to", "not after",
+                    "until"),
+    Comparator.EQ: ("equal", "equals", "exactly", "is", "same", "in", "on", "equal to",
+                    "is equal to", "same as", "the same as"),
+    Comparator.NE: ("not", "unequal", "not equal", "not equal to", "is not", "isn't",
+                    "different", "different from", "other than"),
+}
+"""Every word or phrase that says a comparator."""
+
+SUPERLATIVES: dict[AmongOp, tuple[str, ...]] = {
+    AmongOp.LARGEST: ("largest", "biggest", "greatest", "highest", "most", "tallest", "longest",
+                      "heaviest", "widest", "deepest", "maximum", "latest", "newest"),
+    AmongOp.SMALLEST: ("smallest", "least", "lowest", "fewest", "shortest", "lightest",
+                       "minimum", "earliest", "oldest"),
+}
+"""Single words that pick the largest or the smallest of a set."""
+
+BY_ATTRIBUTE = frozenset({"older", "younger", "oldest", "youngest"})
+"""Words whose comparator depends on the attribute: "oldest" is the earliest birth date but
+the largest age. The tables read them as dates; a reader that does not know the key leaves
+them alone."""
+
+COMPARATOR_READINGS: dict[Comparator, str] = {
+    Comparator.EQ: "", Comparator.NE: "not ", Comparator.LT: "less than ",
+    Comparator.GT: "greater than ", Comparator.LE: "at most ", Comparator.GE: "at least "}
+"""How a comparator reads before a value."""
+
+TIME_COMPARATOR_READINGS: dict[Comparator, str] = {
+    Comparator.EQ: "in ", Comparator.NE: "not in ", Comparator.LT: "before ",
+    Comparator.GT: "after ", Comparator.LE: "in or before ", Comparator.GE: "in or after "}
+"""How a comparator reads before a date or a year."""
+
+
+# Inflection.
+
+# English irregular verbs common in KB schemas and questions: base, simple past, past participle.
+_IRREGULAR_VERBS = """
+    begin began begun  break broke broken  bring brought brought  build built built
+    buy bought bought  choose chose chosen  do did done  draw drew drawn  drive drove driven
+    find found found  fly flew flown  give gave given  grow grew grown  hold held held
+    keep kept kept  know knew known  lead led led  leave left left  lose lost lost
+    make made made  meet met met  pay paid paid  read read read  ride rode ridden  run ran run
+    see saw seen  sell sold sold  send sent sent  show showed shown  sing sang sung
+    speak spoke spoken  steal stole stolen  swear swore sworn  take took taken  teach taught taught
+    tell told told  think thought thought  throw threw thrown  wear wore worn  win won won
+    write wrote written
+""".split()
+_VERBS = [tuple(_IRREGULAR_VERBS[i:i + 3]) for i in range(0, len(_IRREGULAR_VERBS), 3)]
+_BASE = {form: base for base, past, participle in _VERBS for form in (past, participle)
+         if form != base}
+_PAST_OF_PARTICIPLE = {participle: past for _, past, participle in _VERBS}
+
+
+def base_form(word: str) -> str | None:
+    """The base form of a verb's past or past participle; None when the word is no such form
+    (or is the base already).
+
+    >>> base_form("wrote"), base_form("directed"), base_form("starred"), base_form("run")
+    ('write', 'direct', 'star', None)
+    """
+    if word in _BASE:
+        return _BASE[word]
+    if word.endswith("ed") and len(word) > 4:
+        stem = word[:-2]
+        if len(stem) > 2 and stem[-1] == stem[-2]:
+            return stem[:-1]
+        return stem + "e" if stem[-1] in "cgsuvz" else stem
+    return None
+
+
+def agent_noun(base: str) -> str:
+    """Who does what a verb says ("write": writer, "direct": director).
+
+    >>> agent_noun("write"), agent_noun("direct"), agent_noun("draw")
+    ('writer', 'director', 'drawer')
+    """
+    return base + ("r" if base.endswith("e") else "or" if base.endswith(("ct", "it")) else "er")
+
+
+def simple_past(participle: str) -> str | None:
+    """The simple past of a verb's past participle ("written": wrote, "discovered":
+    discovered); None when the word is no participle.
+
+    >>> simple_past("written"), simple_past("discovered"), simple_past("made"), simple_past("born")
+    ('wrote', 'discovered', 'made', None)
+    """
+    if participle in _PAST_OF_PARTICIPLE:
+        return _PAST_OF_PARTICIPLE[participle]
+    return participle if participle.endswith("ed") else None
+
+
+def plural(noun: str) -> str:
+    """A noun phrase in the plural, by English spelling rules.
+
+    >>> [plural(n) for n in ("river", "person", "chemical element", "discovery", "class")]
+    ['rivers', 'people', 'chemical elements', 'discoveries', 'classes']
+    """
+    head, _, last = noun.rpartition(" ")
+    if last == "person":
+        last = "people"
+    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        last = last[:-1] + "ies"
+    elif last.endswith(("s", "x", "ch", "sh", "z")):
+        last += "es"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
