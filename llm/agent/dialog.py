@@ -13,7 +13,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.registry import lookup
+from koplc.kopl.registry import family_of, lookup
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.symkgqa.demos import calls_of, steps_of
 
@@ -178,10 +178,11 @@ def thought_for(action: Action) -> str:
              "QueryAttr": f"Take attribute {argument}.",
              "QueryName": "Ask for the names.", "Count": "Count them.",
              "Done": "That answers the question."}
-    if action.tool.startswith(("FilterStr", "FilterNum", "FilterYear", "FilterDate")):
-        key, *test = argument.split(", ")
+    family = family_of(action.tool) if lookup(action.tool) is not None else None
+    if family == "filter":
+        key, *test = action.args
         return f"Take attribute {key}, keep {' '.join(reversed(test))}."
-    if action.tool.startswith("Verify"):
+    if family == "verify":
         return f"Check that it is {argument.replace(',', '')}."
     return words.get(action.tool, f"Use {action.tool}.")
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.answering.linking import link_question
-from koplc.kopl.registry import lookup
+from koplc.kopl.registry import family_of, lookup
 from koplc.kopl.syntax.steps import print_call
 from koplc.llm.agent.dialog import (
     Action,
@@ -376,10 +376,11 @@ def _follows(run: AgentRun, action: Action) -> bool:
         return True
     if action.tool == "Relate":
         return action.text in listed
-    if action.tool in ("QueryAttr", "FilterStr", "FilterNum", "FilterYear", "FilterDate"):
+    family = family_of(action.tool) if lookup(action.tool) is not None else None
+    if action.tool == "QueryAttr" or family == "filter":
         return bool(action.args) and print_call("QueryAttr", action.args[:1]) in listed
-    return action.tool.startswith(("QFilter", "QueryAttrQualifier", "QueryRelationQualifier",
-                                   "Verify", "Select"))
+    return family in ("qfilter", "verify", "select") or action.tool in (
+        "QueryAttrQualifier", "QueryRelationQualifier")
 
 
 def _names(observation: str) -> list[str]:

@@ -25,28 +25,30 @@ Pass = Callable[[Node, RepairContext], tuple[Node, list[dict]]]
 
 @dataclass(frozen=True)
 class Repair:
-    """A pass, the point where it applies ("written", "grounded", "ran") and the switch that
-    enables it (RepairContext.switches)."""
+    """A pass, the point where it applies ("written", "grounded", "ran"), the switch that
+    enables it (RepairContext.switches) and, for a pass after a run, the stage an answer it
+    makes is credited to (Provenance.stage: how `koplc eval` counts who answered)."""
 
     name: str
     point: str
     switch: str
     apply: Pass
+    stage: str = ""
 
 
 REPAIRS = (
     Repair("question-entities", "written", "quack", point_finds_at_question),
     Repair("pin-entities", "grounded", "quack", pin_question_entities),
-    Repair("path-repair", "ran", "repair", repair_path),
-    Repair("answer-type", "ran", "repair", count_names),
-    Repair("search", "ran", "repair", defer_to_search),
+    Repair("path-repair", "ran", "repair", repair_path, "repair"),
+    Repair("answer-type", "ran", "repair", count_names, "answer-type"),
+    Repair("search", "ran", "repair", defer_to_search, "search"),
 )
 
 
 @dataclass(frozen=True)
 class Repaired:
-    """What the repairs made of a program: the program, the changes (JSON records), the pass
-    that last replaced it at "ran" and that program's run."""
+    """What the repairs made of a program: the program, the changes (JSON records), the stage
+    of the pass that last replaced it at "ran" and that program's run."""
 
     program: Node
     changes: tuple[dict, ...] = ()
@@ -71,6 +73,6 @@ def repair(program: Node, ctx: RepairContext, point: str,
         assert run is not None, "repairs after a run need the caller's run"
         result = run(new)
         if result.answers:
-            out = Repaired(new, out.changes + tuple(changes), step.name, result)
+            out = Repaired(new, out.changes + tuple(changes), step.stage, result)
             ctx = replace(ctx, answered=True)
     return out
