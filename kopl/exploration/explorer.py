@@ -21,6 +21,7 @@ from pathlib import Path
 from koplc.kopl import ir
 from koplc.kopl.answer import Answer
 from koplc.kopl.errors import KoplcError
+from koplc.kopl.execution.judge import only_own
 from koplc.kopl.exploration.patterns import pattern
 from koplc.kopl.exploration.pool import (
     CANONICAL,
@@ -210,7 +211,7 @@ class _Judge:
         if len(set(items)) > self.max_answers:
             return "too many answers"
         asked, topic = set(drawn.asked.ids), drawn.asked.topic
-        if isinstance(root, (ir.QueryName, ir.Count)) and asked <= topic:
+        if isinstance(root, (ir.QueryName, ir.Count)) and only_own(root, asked, topic):
             return "only the topic"
         if isinstance(root, _READS_WHOLE_SET) and asked != topic \
                 and self.whole_concept(asked):

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from koplc.kopl.ir import (
-    FilterConcept,
     FilterStr,
-    FindAll,
     Node,
     QueryAttr,
     QueryRelation,
@@ -23,7 +21,7 @@ from koplc.kopl.ir import (
     SelectBetween,
     VerifyStr,
 )
-from koplc.kopl.lexicon import COMPARATIVES, RELATEDNESS, SUPERLATIVES, is_yes_no, plural
+from koplc.kopl.lexicon import COMPARATIVES, RELATEDNESS, SUPERLATIVES, is_yes_no
 from koplc.kopl.registry import op_for, ops_of
 from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.values import DATE, YEAR
@@ -72,15 +70,6 @@ def cues(question: str) -> Cues:
 
 def _said(text: str, phrase: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)", text) is not None
-
-
-def concept_starts(kb, question: str) -> list[Node]:
-    """FindAll → FilterConcept for each concept the question names: its whole name, or its
-    last word in the singular or plural ("elements" for "chemical element")."""
-    text = question.lower()
-    named = [c for c in kb.concept_names() if c and (
-        _said(text, c) or _said(text, c.split()[-1]) or _said(text, plural(c).split()[-1]))]
-    return [FilterConcept(input=FindAll(), concept=c) for c in sorted(set(named))]
 
 
 @lru_cache(maxsize=8)
@@ -191,4 +180,4 @@ def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
                     yield SelectBetween(left=left, right=right, key=key, comparator=comparator)
 
 
-__all__ = ["Cues", "answer_kind", "concept_starts", "cues", "filters", "finishers", "pair_ops", "unit_said"]
+__all__ = ["Cues", "answer_kind", "cues", "filters", "finishers", "pair_ops", "unit_said"]

@@ -22,12 +22,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from itertools import permutations
 
+from koplc.kopl.answering.linking import NOTHING_LINKS, concept_starts, link_question, links
+from koplc.kopl.answering.per_kb import PerKB
+from koplc.kopl.answering.stages import timed
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import DEFAULT, execute
+from koplc.kopl.execution.judge import find_names, only_own
 from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.frontend import Compiled, Provenance, Settings
-from koplc.kopl.grounding.mentions import Linked, link
+from koplc.kopl.grounding.mentions import Linked
 from koplc.kopl.ir import (
     Count,
     FilterConcept,
@@ -46,17 +50,15 @@ from koplc.llm.byokg import fit
 from koplc.llm.byokg.ops import (
     Cues,
     answer_kind,
-    concept_starts,
     cues,
     filters,
     finishers,
     pair_ops,
     unit_said,
 )
-from koplc.llm.symkgqa.demos import Demo, DemoSelector, calls_of
-from koplc.llm.symkgqa.linking import find_names
-from koplc.llm.symkgqa.prompt import PromptBuilder
 from koplc.llm.lm.scoring import inverse_consistency
+from koplc.llm.symkgqa.demos import Demo, DemoSelector, calls_of
+from koplc.llm.symkgqa.prompt import PromptBuilder
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
         answer = tuple(str(v) for v in execute(node, kb, DEFAULT).items())
     except KoplcError:
         return None
-    if not answer or set(answer) <= topics or (node.op == "Count" and answer == ("0",)):
+    if not answer or only_own(node, answer, topics) or (node.op == "Count" and answer == ("0",)):
         return None
     return answer
 
@@ -390,30 +392,29 @@ class ByokgFrontEnd:
                  pool_file: str | None = None):
         self.lm, self.pool, self.pool_file = lm, pool, pool_file
         self.options = options or ByokgOptions()
-        self._held = None
+        self.held = PerKB(self._build)
+
+    def _build(self, kb) -> Reasoner:
+        pool, opts = self.pool, self.options
+        if pool is None and opts.demos != "none" and (opts.rerank or opts.lm_weight):
+            from koplc.llm.symkgqa.kb_pool import demos_for_kb
+
+            pool = demos_for_kb(kb, pool_file=self.pool_file)
+        return Reasoner(kb, self.lm, pool or [], self.options)
 
     def reasoner(self, kb) -> Reasoner:
-        if self._held is None or self._held[0] is not kb:
-            pool, opts = self.pool, self.options
-            if pool is None and opts.demos != "none" and (opts.rerank or opts.lm_weight):
-                from koplc.llm.symkgqa.kb_pool import demos_for_kb
-
-                pool = demos_for_kb(kb, pool_file=self.pool_file)
-            self._held = (kb, Reasoner(kb, self.lm, pool or [], self.options))
-        return self._held[1]
+        """The Reasoner of `kb`, kept for the last KB asked about."""
+        return self.held.get(kb)
 
     def compile(self, question: str, kb) -> Compiled:
         """Search, rerank and answer one question on `kb`."""
-        clock = time.perf_counter()
+        seconds = self.held.setup_seconds(kb)
         reasoner = self.reasoner(kb)
-        seconds = {"setup": time.perf_counter() - clock}
-        clock = time.perf_counter()
-        linked = link(question, kb, reasoner.words)
-        seconds["link"] = time.perf_counter() - clock
-        if not linked.entities and not concept_starts(kb, linked.question):
+        with timed(seconds, "link"):
+            linked = link_question(question, kb)
+        if not links(linked):
             return Compiled(linked.question, self.name, failure="link", seconds=seconds,
-                            error="nothing found: the question names no entity or concept of "
-                            "the KB")
+                            error=NOTHING_LINKS)
         clock = time.perf_counter()
         demos = reasoner.demos_for(linked)
         prompt = reasoner.builder.build(linked, demos)

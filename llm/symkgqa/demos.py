@@ -185,10 +185,16 @@ class DemoSelector:
         """The n nearest demonstrations, nearest last (closest to the question in the prompt);
         `exclude_template` leaves out every demonstration of that template."""
         query = np.asarray(self.embedder.encode([masked_question]), dtype=np.float32)[0]
-        sims = self.vectors @ query
-        order = [i for i in np.argsort(-sims)
+        order = [i for i in nearest_first(self.vectors @ query)
                  if exclude_template is None or self.pool[i].template != exclude_template]
         return [self.pool[i] for i in order[:n]][::-1]
+
+
+def nearest_first(similarities: np.ndarray) -> list[int]:
+    """Indices by similarity, highest first; similarities equal to 5 decimals keep pool order
+    (the one tie rule of every demonstration retrieval)."""
+    sims = np.round(np.asarray(similarities, dtype=np.float64), 5)
+    return [int(i) for i in np.lexsort((np.arange(len(sims)), -sims))]
 
 
 FIXED = [Demo(question, entities, program) for question, entities, program in FIXED_DEMOS]
