@@ -37,7 +37,7 @@ export LINK_IMPORT_GRAPH
 # demo and test install first when .venv is missing or older than pyproject.toml.
 INSTALLED := $(VENV)/.installed
 
-.PHONY: setup system-deps demo test lint llama import-tree
+.PHONY: setup system-deps demo test test-fast lint llama import-tree
 
 # The SPARQL tests run the real Virtuoso server from Debian's packages (on 127.0.0.1 only), and
 # the tests of `koplc serve` drive Debian's Chromium headless (no browser download).
@@ -66,9 +66,17 @@ $(INSTALLED): pyproject.toml
 demo: $(INSTALLED)
 	$(VENV)/bin/koplc compile examples/question.txt
 
+# test runs every lane, then lint (CI: .ci/run); test-fast leaves out the tests that load a
+# model, start a server, drive a browser or train (the markers in pyproject.toml).
+FAST := not model and not server and not browser and not train
+
 test: $(INSTALLED)
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory lint
+
+test-fast: $(INSTALLED)
+	@start=$$(date +%s); $(PY) -m pytest -m "$(FAST)"; status=$$?; \
+	  echo "test-fast: $$(( $$(date +%s) - start )) s wall"; exit $$status
 
 # typecheck: mypy over kopl/ and sexpr/ ([tool.mypy] in pyproject.toml), run in the import tree
 # so that `koplc.*` resolves as Python sees it; its cache sits outside the tree, which is rebuilt.

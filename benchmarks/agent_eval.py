@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
+from koplc.evaluation.report import write_report
 from koplc.frontends import open_frontend
 from koplc.kopl.datasets.metaqa import KB_SCHEMA
 from koplc.kopl.frontend import Settings
@@ -26,7 +27,6 @@ from koplc.llm.agent.frontend import AgentSettings
 from koplc.llm.agent.loop import AgentOptions
 from koplc.llm.lm.defaults import default_dev_folder, default_kb_path
 from koplc.llm.symkgqa.demos import calls_of
-from koplc.evaluation.report import write_report
 
 
 def main() -> None:

@@ -21,11 +21,11 @@ from pathlib import Path
 
 from koplc import api
 from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
+from koplc.evaluation.report import write_report
 from koplc.evaluation.scoring import timing
 from koplc.llm.symkgqa.demos import template_of
 from koplc.llm.symkgqa.pipeline import CompileOptions
 from koplc.llm.symkgqa.prompt import PromptBuilder
-from koplc.evaluation.report import write_report
 
 HERE = Path(__file__).resolve().parent.parent
 CONFIGS = {

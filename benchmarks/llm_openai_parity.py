@@ -21,8 +21,8 @@ from koplc import api
 from koplc.evaluation.dev_runs import dev_questions, evaluate_one
 from koplc.llm.lm.defaults import default_pool_path
 from koplc.llm.lm.embedded import LlamaCppLM
-from koplc.llm.symkgqa.pipeline import CompileOptions
 from koplc.llm.lm.server import local_server
+from koplc.llm.symkgqa.pipeline import CompileOptions
 
 
 def main() -> None:

@@ -15,8 +15,8 @@ from koplc.gnn.errors import GnnError
 from koplc.gnn.model import Config
 from koplc.gnn.subgraph import Retriever, graph_of
 from koplc.gnn.train import evaluate, run_model, train
-from koplc.kopl.datasets.metaqa import Question
 from koplc.kopl.answering.per_kb import PerKB
+from koplc.kopl.datasets.metaqa import Question
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 
 

@@ -3,7 +3,8 @@
 Everything the suite reads is in tests/fixtures (see its README) or shipped in the package;
 nothing is read from outside the checkout, and nothing is written into tests/fixtures (a run
 that changes it fails). With KOPLC_TESTS_NO_SKIPS=1, as CI runs the suite, a skipped test fails
-the run: a skip is not a pass.
+the run: a skip is not a pass. A known failure is `@pytest.mark.xfail(strict=True, reason=...)`:
+it is not a skip, and when it passes the run fails (strict); any other xfail counts as a skip.
 """
 
 from __future__ import annotations
@@ -44,16 +45,45 @@ def _fixture_files() -> dict[str, tuple[int, int]]:
             for p in FIXTURES.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 
 
+def _is_worker(config) -> bool:
+    # Under pytest-xdist the controller sees every worker's reports and spans the whole run,
+    # so the checks run there alone.
+    return hasattr(config, "workerinput")
+
+
+def _known_failure(item) -> bool:
+    mark = item.get_closest_marker("xfail")
+    return (mark is not None and mark.kwargs.get("run", True)
+            and mark.kwargs.get("strict", item.config.getini("xfail_strict")))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    # An attribute, not a lookup at the end: xdist sends reports, not items, to the controller.
+    report.koplc_known_failure = bool(hasattr(report, "wasxfail") and _known_failure(item))
+    return report
+
+
 def pytest_sessionstart(session):
-    _FIXTURES_BEFORE.update(_fixture_files())
+    if not _is_worker(session.config):
+        _FIXTURES_BEFORE.update(_fixture_files())
 
 
 def pytest_runtest_logreport(report):
-    if report.skipped:
+    # An xfail is reported as skipped; a strict one that fails is a known failure, not a skip.
+    if report.skipped and not getattr(report, "koplc_known_failure", False):
+        _SKIPPED.append(report.nodeid)
+
+
+def pytest_collectreport(report):
+    if report.skipped:  # a module-level skip or importorskip
         _SKIPPED.append(report.nodeid)
 
 
 def pytest_sessionfinish(session):
+    if _is_worker(session.config):
+        return
     after = _fixture_files()
     changed = sorted(name for name in after.keys() | _FIXTURES_BEFORE.keys()
                      if after.get(name) != _FIXTURES_BEFORE.get(name))

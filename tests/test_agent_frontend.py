@@ -13,8 +13,10 @@ from koplc.frontends import open_frontend
 from koplc.kopl.frontend import Settings
 from koplc.kopl.kb.cache import load_kb
 from koplc.llm.agent.frontend import AgentSettings
-from koplc.llm.symkgqa.kb_pool import read_demos
 from koplc.llm.agent.loop import AgentOptions
+from koplc.llm.symkgqa.kb_pool import read_demos
+
+pytestmark = pytest.mark.model
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -12,13 +12,13 @@ import pytest
 
 from koplc.kopl.kb.cache import load_kb
 from koplc.llm.agent.dialog import Dialog, Turn, replay
-from koplc.llm.symkgqa.kb_pool import read_demos
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun, allowed_actions
 from koplc.llm.agent.memory import DialogMemory
 from koplc.llm.agent.tools import Tools
 from koplc.llm.lm.embedded import LlamaCppLM
 from koplc.llm.lm.openai_lm import OpenAICompatibleLM
 from koplc.llm.lm.server import local_server
+from koplc.llm.symkgqa.kb_pool import read_demos
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DEMOS = read_demos(FIXTURES / "agent" / "example_demos.jsonl")
@@ -45,6 +45,7 @@ def _agent(kb, lm, tools=None) -> Agent:
     return Agent(tools, lm, DialogMemory.from_demos(tools, DEMOS), AgentOptions(k=1))
 
 
+@pytest.mark.model
 def test_a_tool_timing_out_mid_run_is_an_observation(kb):
     tools = StallingTools(kb, timeout=0.5)
     agent = _agent(kb, LlamaCppLM(), tools)
@@ -92,6 +93,7 @@ class Repeating:
         return [" Look up LeBron James.\nAction: SearchNodes(LeBron James)"]
 
 
+@pytest.mark.model
 def test_a_repeated_action_gives_way_to_the_likeliest_new_one(kb):
     run = _agent(kb, Repeating(LlamaCppLM())).start("How tall is LeBron James?")
     run.advance()
@@ -99,6 +101,8 @@ def test_a_repeated_action_gives_way_to_the_likeliest_new_one(kb):
     assert turn.action == "Find(LeBron James)" and run.finished is None
 
 
+@pytest.mark.model
+@pytest.mark.server
 def test_the_loop_runs_on_the_llama_cpp_server(kb):
     with local_server(threads=2, n_ctx=2048) as url:
         agent = _agent(kb, OpenAICompatibleLM(url, timeout=300))
@@ -108,6 +112,7 @@ def test_the_loop_runs_on_the_llama_cpp_server(kb):
 
 
 
+@pytest.mark.model
 def test_the_demonstrations_come_from_the_explored_pool(tmp_path, monkeypatch):
     """Without demonstrations given, an agent on a KB that `koplc explore` explored replays
     the pool's programs (first question each)."""
@@ -127,6 +132,7 @@ def test_the_demonstrations_come_from_the_explored_pool(tmp_path, monkeypatch):
     assert memory.dialog(entry).turns[-1].action == "Done"
 
 
+@pytest.mark.model
 def test_a_replayed_dialog_states_its_plan_and_the_plan_leads(kb):
     """The plan line lists the steps after the Finds; its next step counts the steps taken."""
     tools = Tools(kb)
@@ -156,6 +162,7 @@ def test_a_step_repeats_only_from_the_same_state():
     assert dialog.taken("SearchNodes(A)")  # a name search gives the same in any state
 
 
+@pytest.mark.model
 def test_a_plan_that_finds_nothing_gives_way_to_the_nearest_demonstrations(kb):
     """The real LM plans; a plan whose first hop finds nothing on the KB is not kept."""
     agent = _agent(kb, LlamaCppLM())

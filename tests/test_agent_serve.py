@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.model, pytest.mark.server]
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 SHOTS = ROOT / "build" / "screenshots"
@@ -157,6 +159,7 @@ def wait_for_answer(page) -> None:
                            timeout=240_000)
 
 
+@pytest.mark.browser
 def test_browser_asks_and_sees_the_answer(server, page):
     base, _, _ = server
     ask(page, base, "How many basketball teams are there?")
@@ -171,6 +174,7 @@ def test_browser_asks_and_sees_the_answer(server, page):
 QUESTION, ANSWER = "What is the date of birth of the father of LeBron James Jr.?", "1984-12-30"
 
 
+@pytest.mark.browser
 def test_browser_corrects_a_wrong_step_and_the_answer_changes(server, page):
     base, state, saved = server
     ask(page, base, QUESTION)
@@ -195,6 +199,7 @@ def test_browser_corrects_a_wrong_step_and_the_answer_changes(server, page):
     assert record["turns"][0]["rejected"] and record["turns"][0]["by"] == "person"
 
 
+@pytest.mark.browser
 def test_browser_a_failed_question_is_answered_from_the_saved_dialog(server, page):
     base, _, _ = server
     ask(page, base, QUESTION)

@@ -26,12 +26,14 @@ def tools(request, kb):
     return Tools(kb, backend=request.param)
 
 
+@pytest.mark.model
 def test_search_nodes_names_entities_and_concepts(tools):
     seen = tools.call("SearchNodes", "Lebron")
     assert seen.ok and seen.text.splitlines()[0] == "LeBron James (entity)"
     assert "basketball player (concept)" in seen.text
 
 
+@pytest.mark.model
 def test_search_graph_patterns_ranks_by_meaning(tools):
     seen = tools.call("SearchGraphPatterns", 'Find("LeBron James")', "how tall")
     assert seen.text.splitlines()[0] == "attribute height -> 206 centimetre"
@@ -40,6 +42,7 @@ def test_search_graph_patterns_ranks_by_meaning(tools):
     assert seen == tools.call("SearchGraphPatterns", 'Find("LeBron James")', "how tall")
 
 
+@pytest.mark.model
 def test_search_graph_patterns_takes_sparql(tools):
     seen = tools.call("SearchGraphPatterns",
                       'SELECT ?e WHERE { ?e <pred:name> "LeBron James" }', "team")

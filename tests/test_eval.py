@@ -14,13 +14,13 @@ import pytest
 from gnn_fixtures import KB, tiny_model
 from koplc import api, cli
 from koplc.evaluation.evaluate import evaluate_questions, read_gold_questions, report_of
+from koplc.evaluation.question_files import read_question_file, spread
+from koplc.evaluation.report import PLOT_DPI, PLOT_SIZE, write_report
+from koplc.evaluation.scoring import score, summarize
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.frontend import Compiled, FrontEnd, Provenance
 from koplc.kopl.ir import Find, QueryName, Relate
-from koplc.evaluation.question_files import read_question_file, spread
-from koplc.evaluation.scoring import score, summarize
 from koplc.kopl.types import Direction
-from koplc.evaluation.report import PLOT_DPI, PLOT_SIZE, write_report
 
 QUESTIONS = Path(__file__).resolve().parent / "fixtures" / "eval" / "questions.jsonl"
 REPORT_FILES = {"report.json", "report.md", "report.png", "predictions.jsonl"}
@@ -154,6 +154,7 @@ class Garbage:
         return -1.0
 
 
+@pytest.mark.model
 def test_llm_failures_are_recorded_at_their_stage(tmp_path):
     frontend = api.open_frontend("llm", lm=Garbage(), reuse=False)
     report, _ = api.evaluate([QUESTIONS], frontend, out=tmp_path)
@@ -180,6 +181,7 @@ def llm_run(tmp_path_factory):
     return status, out
 
 
+@pytest.mark.train
 def test_gnn_eval_on_a_jsonl_file(gnn_run, capsys):
     status, out = gnn_run
     assert status == 0 and REPORT_FILES <= {p.name for p in out.iterdir()}
@@ -193,6 +195,8 @@ def test_gnn_eval_on_a_jsonl_file(gnn_run, capsys):
     assert png_size(out / "report.png") == (1000, 400)
 
 
+@pytest.mark.model
+@pytest.mark.train
 def test_llm_eval_on_the_same_file_has_the_same_format(llm_run, gnn_run):
     status, out = llm_run
     assert status == 0 and REPORT_FILES <= {p.name for p in out.iterdir()}

@@ -4,6 +4,7 @@ type-check and run."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from gnn_fixtures import KB, eval_file, tiny_model
 from koplc import api
@@ -52,6 +53,7 @@ def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):
     assert link_topic(graph, "who wrote [Heat]") == "Heat"
 
 
+@pytest.mark.train
 def test_tiny_model_programs_parse_type_check_and_run():
     folder, _ = tiny_model()
     frontend, kb = api.open_frontend("gnn", model=folder), api.load_kb(KB, schema="metaqa")
@@ -66,6 +68,7 @@ def test_tiny_model_programs_parse_type_check_and_run():
         assert result.answers and result.sparql and result.seconds["reasoning"] > 0
 
 
+@pytest.mark.train
 def test_cli_compile_prints_program_sparql_and_answer(tmp_path, capsys):
     folder, _ = tiny_model()
     question = tmp_path / "question.txt"

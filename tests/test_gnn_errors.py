@@ -21,6 +21,7 @@ def test_corrupt_checkpoint(tmp_path):
         api.compile("who directed [The Matrix]", frontend="gnn", kb_path=KB, model=tmp_path)
 
 
+@pytest.mark.train
 def test_question_without_linkable_topic():
     """A question the GNN cannot link fails at the link stage; the front end goes on."""
     folder, _ = tiny_model()
@@ -33,7 +34,8 @@ def test_question_without_linkable_topic():
         assert message in result.error
 
 
-@pytest.mark.parametrize("case", ["missing", "corrupt", "no-topic"])
+@pytest.mark.parametrize("case", ["missing", "corrupt",
+                                  pytest.param("no-topic", marks=pytest.mark.train)])
 def test_cli_errors_exit_non_zero_without_traceback(case, tmp_path, capsys):
     question = tmp_path / "question.txt"
     question.write_text("who directed [The Matrix]\n")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gnn_fixtures import KB, TINY, TRAIN, VERIFIED, eval_file, majority_hits, tiny_model
 from koplc import api
 from koplc.gnn import checkpoint
 from koplc.kopl.datasets.metaqa import read_questions
 
 
+@pytest.mark.train
 def test_loss_falls_within_one_epoch():
     _, result = tiny_model()
     [epoch] = result["history"]
@@ -15,6 +18,7 @@ def test_loss_falls_within_one_epoch():
     assert epoch["last_loss"] < epoch["first_loss"]
 
 
+@pytest.mark.train
 def test_hits_at_1_beats_majority_baseline():
     folder, _ = tiny_model()
     metrics = api.gnn_eval(KB, folder, [eval_file()])
@@ -24,6 +28,7 @@ def test_hits_at_1_beats_majority_baseline():
     assert 0 <= metrics["1-hop"]["faithful"] <= 100
 
 
+@pytest.mark.train
 def test_checkpoint_and_plot_written_and_resume_is_a_no_op():
     folder, _ = tiny_model()
     assert (folder / "training.png").read_bytes()[:4] == b"\x89PNG"
@@ -33,6 +38,7 @@ def test_checkpoint_and_plot_written_and_resume_is_a_no_op():
     assert again["history"] == state["history"]
 
 
+@pytest.mark.train
 def test_name_prior_relates_question_words_to_relation_names():
     import torch
 

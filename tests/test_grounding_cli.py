@@ -11,6 +11,8 @@ from grounding_fixtures import GEO_KB
 from koplc import api
 from koplc.cli import main
 
+pytestmark = pytest.mark.model
+
 PROGRAM = "Step 1: Find(pariss)\nStep 2: Relate(location)\nDone\n"
 
 

@@ -40,6 +40,7 @@ def kb_copy(tmp_path, user_cache):
     return path
 
 
+@pytest.mark.model
 def test_the_index_lives_in_the_user_cache_and_reloads_without_the_model(kb_copy, user_cache):
     report = api.build_index(kb_copy)
     folder = index_folder(kb_copy)
@@ -54,6 +55,7 @@ def test_the_index_lives_in_the_user_cache_and_reloads_without_the_model(kb_copy
     assert indexes.get(ArgKind.ENTITY).names[:2] == ["Berlin", "France"]
 
 
+@pytest.mark.model
 def test_the_indexes_of_a_deleted_kb_go_when_others_are_saved(kb_copy, tmp_path):
     gone = api.build_index(kb_copy).folder
     assert (gone / "source.txt").read_text() == str(kb_copy.resolve())
@@ -64,6 +66,7 @@ def test_the_indexes_of_a_deleted_kb_go_when_others_are_saved(kb_copy, tmp_path)
     assert api.build_index(other).folder.is_dir() and not gone.exists()
 
 
+@pytest.mark.model
 def test_grounding_exact_names_never_loads_the_model(geo, tmp_path):
     kb, built = geo
     indexes = Indexes.for_kb(kb, folder=built.folders[0], embedder=NoModel())
@@ -72,6 +75,7 @@ def test_grounding_exact_names_never_loads_the_model(geo, tmp_path):
     assert grounded.program == api.parse(text).program
 
 
+@pytest.mark.model
 def test_a_read_only_kb_folder_changes_nothing(kb_copy):
     kb_copy.parent.chmod(0o555)
     try:
@@ -81,6 +85,7 @@ def test_a_read_only_kb_folder_changes_nothing(kb_copy):
     assert report.folder == index_folder(kb_copy)
 
 
+@pytest.mark.model
 def test_a_read_only_cache_folder_keeps_the_indexes_in_memory(kb_copy, user_cache):
     user_cache.mkdir()
     user_cache.chmod(0o555)
@@ -93,6 +98,7 @@ def test_a_read_only_cache_folder_keeps_the_indexes_in_memory(kb_copy, user_cach
     assert [p.name for p in kb_copy.parent.iterdir()] == [kb_copy.name]
 
 
+@pytest.mark.model
 def test_a_cache_folder_under_a_regular_file_keeps_the_indexes_in_memory(kb_copy, tmp_path,
                                                                        monkeypatch):
     blocker = tmp_path / "a-file"
@@ -103,6 +109,7 @@ def test_a_cache_folder_under_a_regular_file_keeps_the_indexes_in_memory(kb_copy
     assert indexes.saved_folder() is None and blocker.read_text() == "not a folder"
 
 
+@pytest.mark.model
 def test_a_changed_kb_rebuilds_only_what_changed(kb_copy):
     api.build_index(kb_copy)
     kb_copy.write_text(kb_copy.read_text().replace('"Seine"', '"Loire"'))
@@ -114,6 +121,7 @@ def test_a_changed_kb_rebuilds_only_what_changed(kb_copy):
     assert len(stale) == 1  # the old vectors are gone
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("damage", ["truncate hnsw", "garbage hnsw", "delete hnsw",
                                     "garbage json", "delete json", "bad names"])
 def test_a_damaged_index_is_rebuilt(tmp_path, damage):
@@ -141,6 +149,7 @@ def test_a_damaged_index_is_rebuilt(tmp_path, damage):
     assert index is not None and index.names == sorted(RELATIONS[ArgKind.RELATION])
 
 
+@pytest.mark.model
 def test_search_finds_paraphrases_by_embedding(tmp_path):
     indexes = Indexes.from_names(RELATIONS, tmp_path)
     index = indexes.get(ArgKind.RELATION)

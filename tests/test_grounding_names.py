@@ -20,6 +20,7 @@ def parsed(text: str):
     return api.parse(text).program
 
 
+@pytest.mark.model
 def test_typos_paraphrases_and_a_missing_direction(geo):
     grounded = ground(parsed("QueryName(Relate(Find('pariss'), 'location'))"),
                       context(geo, "where is Paris located"))
@@ -33,6 +34,7 @@ def test_typos_paraphrases_and_a_missing_direction(geo):
     assert fields[("names", "direction")].original is None
 
 
+@pytest.mark.model
 def test_concepts_attributes_and_qualifiers(geo):
     text = ("Count(QFilterYear(Relate(FilterConcept(FindAll(), 'humans'), 'citizenship', "
             "'forward'), 'start date', '1895', '='))")
@@ -46,6 +48,7 @@ def test_concepts_attributes_and_qualifiers(geo):
     assert attribute.key == "area"
 
 
+@pytest.mark.model
 def test_a_backward_direction_comes_from_the_kb(geo):
     for guided in (True, False):
         grounded = ground(parsed("QueryName(Relate(Find('France'), 'located in'))"),
@@ -53,6 +56,7 @@ def test_a_backward_direction_comes_from_the_kb(geo):
         assert grounded.input.direction == Direction.BACKWARD
 
 
+@pytest.mark.model
 def test_execution_guidance_skips_a_relation_that_gives_nothing(geo):
     text = "QueryName(Relate(Find('Paris'), 'capital'))"
     guided = ground(parsed(text), context(geo))
@@ -66,6 +70,7 @@ def test_execution_guidance_skips_a_relation_that_gives_nothing(geo):
     assert execute(unguided, geo[0]).value == []
 
 
+@pytest.mark.model
 def test_execution_guidance_skips_an_entity_no_later_step_can_use(geo):
     text = "QueryName(Relate(Find('Springfeld'), 'located in', 'forward'))"
     assert ground(parsed(text), context(geo, execution_guidance=False)
@@ -75,6 +80,7 @@ def test_execution_guidance_skips_an_entity_no_later_step_can_use(geo):
     assert execute(grounded, geo[0]).value == ["United States"]
 
 
+@pytest.mark.model
 def test_the_question_decides_between_near_misses(geo):
     text = "Count(Relate(Find('Springfeld'), 'located in', 'forward'))"
     without = ground(parsed(text), context(geo, execution_guidance=False)).program
@@ -84,6 +90,7 @@ def test_the_question_decides_between_near_misses(geo):
     assert with_question.input.input.name == "Springfield, Illinois"
 
 
+@pytest.mark.model
 def test_the_joint_grounding_keeps_both_branches_non_empty(geo):
     text = ("QueryName(And(Relate(Find('Frnace'), 'located in'), "
             "FilterConcept(FindAll(), 'cities')))")
@@ -91,6 +98,7 @@ def test_the_joint_grounding_keeps_both_branches_non_empty(geo):
     assert sorted(execute(grounded, geo[0]).value) == ["Paris"]
 
 
+@pytest.mark.model
 def test_a_grounded_program_is_left_alone(geo):
     text = "QueryName(Relate(Find('Paris'), 'located in', 'forward'))"
     grounded = ground(parsed(text), context(geo))
@@ -98,11 +106,13 @@ def test_a_grounded_program_is_left_alone(geo):
     assert "no changes" in explain(grounded.changes)
 
 
+@pytest.mark.model
 def test_a_program_without_names_is_left_alone(geo):
     grounded = ground(parsed("Count(FindAll())"), context(geo))
     assert grounded.program == parsed("Count(FindAll())") and grounded.changes == []
 
 
+@pytest.mark.model
 def test_a_name_nothing_matches_is_a_clear_error(geo):
     with pytest.raises(GroundingError) as caught:
         ground(parsed("QueryName(Relate(Find('Paris'), 'qxzvbw jjkq'))"), context(geo))
@@ -120,6 +130,7 @@ def test_an_empty_kb_is_a_clear_error():
     assert ground(parsed("Count(FindAll())"), ctx).program == parsed("Count(FindAll())")
 
 
+@pytest.mark.model
 def test_explain_lists_original_replacement_candidates_and_why(geo):
     grounded = ground(parsed("QueryName(Relate(Find('pariss'), 'location'))"), context(geo))
     table = explain(grounded.changes)

@@ -42,17 +42,20 @@ def test_operators(case):
     check_case(case, *normalise_operators(parsed(case["before"])))
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("case", REPAIRS, ids=[c["name"] for c in REPAIRS])
 def test_repair(geo, case):
     ctx = context(geo, case.get("question"))
     check_case(case, *repair_functions(parsed(case["before"]), ctx))
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("case", UNITS, ids=[c["name"] for c in UNITS])
 def test_units(geo, case):
     check_case(case, *convert_units(parsed(case["before"]), context(geo)))
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("case", GROUNDING, ids=[c["name"] for c in GROUNDING])
 def test_all_passes(geo, case):
     grounded = ground(parsed(case["before"]), context(geo, case.get("question")))
@@ -67,6 +70,7 @@ def test_a_pass_builds_new_nodes_and_leaves_its_input_alone():
     assert before == copy and after != before
 
 
+@pytest.mark.model
 def test_changes_name_the_step_of_the_program_returned(geo):
     after, changes = repair_functions(parsed("QueryAttr(Find('Paris'), 'located in')"),
                                       context(geo))

@@ -3,6 +3,7 @@ result still type-checks as well as the input did) or raises a GroundingError.""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,8 @@ from koplc.kopl.errors import GroundingError
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.grounding.driver import ground
 from strategies import programs
+
+pytestmark = pytest.mark.model
 
 NEAR_MISSES = st.sampled_from([
     "pariss", "Paris", "berlin", "located in", "location", "capital", "areas", "area", "cities",

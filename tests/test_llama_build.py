@@ -9,8 +9,7 @@ import sys
 import pytest
 
 from koplc.kopl.errors import KoplcError
-from koplc.llm.lm import llama_adapter
-from koplc.llm.lm import llama_build
+from koplc.llm.lm import llama_adapter, llama_build
 from koplc.llm.lm.llama_build import (
     AMX_STATE,
     AVX512_BASE,
@@ -106,12 +105,14 @@ def test_a_build_this_machine_cannot_run_is_refused_at_load(monkeypatch, tmp_pat
     assert caught.value.diagnostics[0].code == "lm-build" and "GGML_AMX_INT8" in str(caught.value)
 
 
+@pytest.mark.model
 def test_smoke_check_decodes_with_the_installed_build():
     worked, detail = llama_build.smoke()
     assert worked, detail
     assert detail.startswith("decoded ") and "gguf" in detail
 
 
+@pytest.mark.model
 def test_a_crashing_build_falls_back_to_the_portable_one(tmp_path, monkeypatch, capsys):
     """The smoke process of the tuned build really dies (SIGSEGV); check() then rebuilds the
     portable variant (the 4-minute compile is replaced by rewriting the build's description)
@@ -149,6 +150,7 @@ def test_setup_script_runs_without_koplc_installed():
     assert "-DGGML_NATIVE=OFF" in done.stdout and "-DGGML_AVX512=OFF" in done.stdout
 
 
+@pytest.mark.model
 def test_doctor_reports_the_build_the_model_and_a_passing_smoke_check(capsys):
     from koplc.cli import main
 

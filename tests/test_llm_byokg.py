@@ -30,6 +30,7 @@ def test_only_admissible_expansions():
     assert kept[Count(input=start).model_dump_json()] == ("1",)
 
 
+@pytest.mark.model
 def test_how_tall_answers_the_height():
     frontend = open_frontend("byokg", Settings(options=ByokgOptions(beam=3, max_steps=2)))
     kb = load_kb(EXAMPLE)
@@ -51,6 +52,7 @@ def test_readings_mask_the_question_entities():
         node, ("LeBron James",))
 
 
+@pytest.mark.model
 def test_count_is_searched_only_when_the_question_asks_how_many():
     from koplc.kopl.grounding.mentions import link
     from koplc.llm.byokg.reasoner import Reasoner
@@ -65,6 +67,7 @@ def test_count_is_searched_only_when_the_question_asks_how_many():
     assert "QueryName" in ops["Who is the child of LeBron James?"]
 
 
+@pytest.mark.model
 def test_questions_about_what_the_kb_lacks_say_nothing_found():
     """tests/fixtures/absent_questions.jsonl: keys, relations and entities the periodic-table
     and example KBs do not hold. The search alone (no LM) says "nothing found" for most; the
@@ -81,6 +84,7 @@ def test_questions_about_what_the_kb_lacks_say_nothing_found():
     assert len(said) == 18 and sum(said) >= 12, said
 
 
+@pytest.mark.model
 def test_fit_counts_hops_and_reads_the_asked_type():
     from koplc.kopl.grounding.mentions import link
     from koplc.llm.byokg.reasoner import Reasoner

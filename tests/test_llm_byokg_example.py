@@ -17,7 +17,7 @@ from koplc.kopl.kb.cache import load_kb
 KOPL = Path(__file__).resolve().parent / "fixtures" / "kopl"
 QUESTIONS = [json.loads(line) for line in (KOPL / "example_questions.jsonl").open()]
 
-pytestmark = pytest.mark.usefixtures("private_caches")
+pytestmark = [pytest.mark.model, pytest.mark.usefixtures("private_caches")]
 
 
 @pytest.fixture(scope="module")

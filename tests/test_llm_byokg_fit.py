@@ -15,7 +15,7 @@ from koplc.kopl.kb.cache import load_kb
 from koplc.llm.byokg import fit
 from koplc.llm.byokg.reasoner import ByokgFrontEnd, ByokgOptions
 
-pytestmark = pytest.mark.usefixtures("private_caches")
+pytestmark = [pytest.mark.model, pytest.mark.usefixtures("private_caches")]
 
 
 def _entity(name, concept, relations=(), year=None):

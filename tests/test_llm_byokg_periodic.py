@@ -17,7 +17,7 @@ from koplc.llm.byokg.reasoner import ByokgFrontEnd, ByokgOptions
 
 PERIODIC = Path(__file__).resolve().parent / "fixtures" / "periodic"
 
-pytestmark = pytest.mark.usefixtures("private_caches")
+pytestmark = [pytest.mark.model, pytest.mark.usefixtures("private_caches")]
 
 
 def _correct_by_kind(frontend, questions) -> dict[str, list[int]]:

@@ -10,9 +10,11 @@ import pytest
 
 from koplc import api, cli
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.symkgqa.demos import steps_of
 from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.symkgqa.demos import steps_of
 from koplc.llm.symkgqa.pipeline import CompileOptions
+
+pytestmark = pytest.mark.model
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "question.txt"
 

@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLE = FIXTURES / "kopl" / "example_kb.json"
 QUESTIONS = [json.loads(line) for line in (FIXTURES / "kopl" / "example_questions.jsonl").open()]
 
-pytestmark = pytest.mark.usefixtures("private_caches")
+pytestmark = [pytest.mark.model, pytest.mark.usefixtures("private_caches")]
 
 
 @pytest.fixture(scope="module")

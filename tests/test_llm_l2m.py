@@ -14,7 +14,7 @@ from koplc.llm.byokg.l2m import sub_programs, with_l2m_questions
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
 
 
-pytestmark = pytest.mark.usefixtures("private_caches")
+pytestmark = [pytest.mark.model, pytest.mark.usefixtures("private_caches")]
 
 
 def test_two_hop_program_gets_a_checked_question():

@@ -12,6 +12,8 @@ from koplc.llm.lm.openai_lm import OpenAICompatibleLM
 from koplc.llm.lm.server import free_port, local_server
 from llama_reference import reference_score
 
+pytestmark = pytest.mark.model
+
 PROMPT = ("Question: who directed Blade Runner\nEntities: Blade Runner\n"
           "Step 1: Find(Blade Runner)\nStep 2: Relate(directed_by, forward)\n"
           "Step 3: QueryName()\nDone\n\nQuestion: who directed Heat\nEntities: Heat\n")
@@ -28,6 +30,7 @@ def embedded():
     return LlamaCppLM()
 
 
+@pytest.mark.server
 def test_greedy_completion_matches_the_embedded_model(server, embedded):
     served = OpenAICompatibleLM(server, timeout=120)
     stop = ["\nQuestion:", "\n\n"]
@@ -36,6 +39,7 @@ def test_greedy_completion_matches_the_embedded_model(server, embedded):
     assert got[0].startswith("Step 1: Find(Heat)")
 
 
+@pytest.mark.server
 def test_scores_match_the_embedded_model(server, embedded):
     served = OpenAICompatibleLM(server, timeout=120)
     right = served.score("The film Heat was directed by", " Michael Mann")
@@ -49,6 +53,7 @@ def test_scores_match_the_embedded_model(server, embedded):
                                                  " Michael Mann"), abs=0.6)
 
 
+@pytest.mark.server
 def test_grammar_reaches_the_server(server):
     served = OpenAICompatibleLM(server, timeout=120)
     out = served.generate(PROMPT, 1, 0.0, 1, (), grammar='root ::= "Step 1: " [A-Z]+ "\\n"',

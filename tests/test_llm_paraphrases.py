@@ -9,6 +9,8 @@ import pytest
 from koplc import api
 from koplc.kopl.syntax import steps as steps_syntax
 
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module")
 def frontend():

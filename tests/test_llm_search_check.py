@@ -10,6 +10,8 @@ import pytest
 from koplc import api
 from koplc.llm.symkgqa.pipeline import CompileOptions, Compiler
 
+pytestmark = pytest.mark.model
+
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
 CHILD = "Find(LeBron James)\nRelate(child, forward)\nQueryName()"
 HEIGHT = "Find(LeBron James)\nQueryAttr(height)"

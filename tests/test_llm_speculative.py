@@ -70,6 +70,7 @@ def models():
     return LlamaCppLM(speculative=False), LlamaCppLM()
 
 
+@pytest.mark.model
 def test_without_drafts_the_loop_is_llama_cpp_greedy(models, monkeypatch):
     # Same batches as llama.cpp's own loop from an empty context (the prompt in one, then a
     # token a pass): the bookkeeping of the speculative loop must give exactly its text.
@@ -85,6 +86,7 @@ def test_without_drafts_the_loop_is_llama_cpp_greedy(models, monkeypatch):
             plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)[0]
 
 
+@pytest.mark.model
 def test_speculative_greedy_matches_llama_cpp_greedy(models):
     plain, fast = models
     for question in QUESTIONS:
@@ -101,6 +103,7 @@ def test_speculative_greedy_matches_llama_cpp_greedy(models):
         plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)
 
 
+@pytest.mark.model
 def test_a_hint_with_one_wrong_word_still_drafts_the_rest(models, monkeypatch):
     plain, fast = models
     p = prompt(QUESTIONS[0])
@@ -117,6 +120,7 @@ def test_a_hint_with_one_wrong_word_still_drafts_the_rest(models, monkeypatch):
     assert len(read) == 2
 
 
+@pytest.mark.model
 def test_max_tokens_and_kept_states(models, monkeypatch):
     plain, fast = models
     monkeypatch.setattr(fast, "_states", PromptStates())
@@ -135,6 +139,7 @@ def test_max_tokens_and_kept_states(models, monkeypatch):
     assert len(fast._states.states) == 2
 
 
+@pytest.mark.model
 def test_states_drop_the_least_recently_used_beyond_capacity(models):
     _, fast = models
     states = PromptStates(capacity=1)
@@ -149,6 +154,7 @@ def test_states_drop_the_least_recently_used_beyond_capacity(models):
     assert state is not None and len(key) >= shared > 20
 
 
+@pytest.mark.model
 def test_prompt_too_long_for_the_context_is_a_clear_error(models):
     from koplc.kopl.errors import KoplcError
 
@@ -158,6 +164,7 @@ def test_prompt_too_long_for_the_context_is_a_clear_error(models):
 
 
 
+@pytest.mark.model
 def test_scores_read_only_the_continuation_after_a_kept_prompt(models, monkeypatch):
     _, fast = models
     monkeypatch.setattr(fast, "_states", PromptStates())
@@ -176,6 +183,7 @@ def test_scores_read_only_the_continuation_after_a_kept_prompt(models, monkeypat
     assert right == pytest.approx(reference_score(fast.path, p, continuation), abs=0.5)
 
 
+@pytest.mark.model
 def test_scores_of_one_prompt_are_batched_alike_whatever_the_context_held(models):
     _, fast = models
     p, continuation = "The film Heat was directed by", " Michael Mann"
@@ -185,6 +193,7 @@ def test_scores_of_one_prompt_are_batched_alike_whatever_the_context_held(models
     assert fast._score(p, continuation) == first
 
 
+@pytest.mark.model
 def test_reading_speed_reads_the_whole_text_and_leaves_the_context_empty(models, monkeypatch):
     _, fast = models
     read = wipe_and_count_reads(fast, monkeypatch)
@@ -194,6 +203,7 @@ def test_reading_speed_reads_the_whole_text_and_leaves_the_context_empty(models,
     assert speed > 0 and fast._model.n_tokens == 0
 
 
+@pytest.mark.model
 def test_a_kept_prefix_is_read_once_across_processes(models, tmp_path, monkeypatch):
     from koplc.llm.lm import kept_prefix
 

@@ -28,6 +28,7 @@ def tiny_model(tmp_path_factory):
     return folder
 
 
+@pytest.mark.model
 def test_generates_and_scores(tiny_model):
     lm = TransformersLM(tiny_model, device="cpu")
     greedy = lm.generate("question who directed heat", 1, 0.0, max_tokens=5)

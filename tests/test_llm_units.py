@@ -12,10 +12,10 @@ from koplc.kopl.errors import KoplcError
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.registry import OPS
 from koplc.kopl.syntax import steps as steps_syntax
-from koplc.llm.symkgqa.catalogue import catalogue, ops_for_kb
-from koplc.llm.symkgqa.demos import FIXED, Demo, metaqa_pool, steps_of, template_key, template_of
 from koplc.llm.lm.gbnf import grammar_for
 from koplc.llm.lm.response_cache import ResponseCache, cached
+from koplc.llm.symkgqa.catalogue import catalogue, ops_for_kb
+from koplc.llm.symkgqa.demos import FIXED, Demo, metaqa_pool, steps_of, template_key, template_of
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +138,7 @@ class NoGeneration:
         return -float(len(continuation))
 
 
+@pytest.mark.model
 def test_case_reuse_needs_no_generation(kb):
     from koplc.llm.symkgqa.pipeline import CompileOptions
 
@@ -237,6 +238,7 @@ def test_a_name_the_question_says_word_for_word_leads_without_the_lm():
     assert unsaid[0].name == "The Phantom of the Opera"
 
 
+@pytest.mark.model
 def test_a_near_twin_swaps_one_word_for_a_synonym_only():
     from koplc.llm.symkgqa.demos import Demo, DemoSelector
 

@@ -11,6 +11,8 @@ import torch
 from kb_fixtures import METAQA_KB, kb_path
 from koplc.kopl.grounding.index.minilm import MiniLM
 
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module")
 def pair():

@@ -88,6 +88,7 @@ class Scripted:
         return -float(len(continuation))
 
 
+@pytest.mark.model
 def test_pipeline_repairs_a_program_that_finds_nothing():
     compiler = api.compiler(lm=Scripted("Find(Jussi Vatanen)\nRelate(directed_by, backward)\n"
                                         "Relate(in_language, forward)\nQueryName()"))
@@ -107,6 +108,7 @@ def test_pipeline_repairs_a_program_that_finds_nothing():
     assert compiler.compile(question, CompileOptions(repair=False, reuse=False)).answer == []
 
 
+@pytest.mark.model
 def test_grounding_keeps_the_question_entity_so_repair_gets_its_turn():
     """Execution guidance would trade "Submerged" for "Submarine", which makes this wrong
     program answer something (Submarine's years 1928 and 2010 are also the titles of films with

@@ -111,6 +111,7 @@ def through(store, program, options: ExecOptions):
     return outcome(lambda: run_lowered(lower(program, ENCODING, options), store))
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("case", REFUSED, ids=[c["name"] for c in REFUSED])
 def test_each_refusal_has_its_code_and_message_everywhere(case, kbs, stores):
     program = api.parse(case["program"], case["syntax"]).program
@@ -135,6 +136,7 @@ def test_a_refusal_whatever_the_data_comes_before_any_data(case):
         assert case["code"] in {d.code for d in check(program) if d.is_error}
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(("name", "kb", "syntax", "text"), BAD, ids=[b[0] for b in BAD])
 def test_bad_programs_fare_alike_on_every_backend(name, kb, syntax, text, kbs, stores):
     program = api.parse(text, syntax).program

@@ -73,6 +73,7 @@ def test_run_on_pyoxigraph_answers_as_natively(program, tmp_path, capsys):
         assert code == 0 and json.loads(stored) == json.loads(native)
 
 
+@pytest.mark.server
 def test_run_on_an_answering_endpoint(tmp_path, capsys):
     path = tmp_path / "count.txt"
     path.write_text('Count(FindAll())')
@@ -83,6 +84,7 @@ def test_run_on_an_answering_endpoint(tmp_path, capsys):
     assert server.requests[0][0] == "POST"
 
 
+@pytest.mark.server
 def test_results_without_the_asked_columns_are_a_clear_error(program, capsys):
     with serve("ok") as (url, _):  # answers every SELECT with a ?count column
         code, _, err = run(["run", program, "--kb", EXAMPLE, "--backend", "endpoint",
@@ -96,6 +98,7 @@ def unused_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("mode, message", [
     ("unreachable", "cannot connect"),
     ("slow", "no answer within 0.5 s"),

@@ -22,6 +22,7 @@ def unused_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.server
 def test_an_answering_endpoint_runs_a_lowered_program_by_post():
     with serve("ok") as (url, server):
         answer = run_lowered(lower(Count(input=FindAll())), Endpoint(url))
@@ -29,6 +30,7 @@ def test_an_answering_endpoint_runs_a_lowered_program_by_post():
         assert server.requests[0][0] == "POST" and "COUNT(*)" in server.requests[0][1]
 
 
+@pytest.mark.server
 def test_get_sends_the_query_in_the_url():
     with serve("ok") as (url, server):
         assert Endpoint(url, method="GET").ask("ASK { ?s ?p ?o }") is False
@@ -44,6 +46,7 @@ def test_an_unreachable_endpoint_is_named_after_the_retries():
     assert caught.value.diagnostics[0].code == "endpoint-unreachable"
 
 
+@pytest.mark.server
 def test_a_timeout_says_how_long_it_waited():
     with serve("slow") as (url, server):
         with pytest.raises(BackendError, match=r"no answer within 0.3 s \(timeout\)") as caught:
@@ -51,6 +54,7 @@ def test_a_timeout_says_how_long_it_waited():
         assert url in str(caught.value) and len(server.requests) == 2
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("mode, message", [
     ("garbage", "the response is not JSON"),
     ("wrong-shape", "the response is not SPARQL JSON SELECT results"),
@@ -63,18 +67,21 @@ def test_a_malformed_response_fails_at_once(mode, message):
         assert caught.value.diagnostics[0].code == "endpoint-bad-response"
 
 
+@pytest.mark.server
 def test_a_malformed_ask_answer_fails_too():
     with serve("wrong-shape") as (url, _):
         with pytest.raises(BackendError, match="not a SPARQL JSON ASK result"):
             Endpoint(url).ask("ASK {}")
 
 
+@pytest.mark.server
 def test_transient_errors_are_retried_until_the_endpoint_answers():
     with serve("flaky") as (url, server):
         rows = Endpoint(url, retries=2, backoff=0.01).select("SELECT * {}")
         assert rows[0]["count"].value == "3" and len(server.requests) == 3
 
 
+@pytest.mark.server
 def test_a_server_error_that_persists_reports_its_status_and_body():
     with serve("html-500") as (url, server):
         with pytest.raises(BackendError, match=r"HTTP 500 .*Internal Server Error"):
@@ -82,6 +89,7 @@ def test_a_server_error_that_persists_reports_its_status_and_body():
         assert len(server.requests) == 2
 
 
+@pytest.mark.server
 def test_a_bad_request_is_not_retried_and_shows_the_servers_message():
     with serve("bad-request") as (url, server):
         with pytest.raises(BackendError, match="HTTP 400 .*SPARQL compiler"):
@@ -89,6 +97,7 @@ def test_a_bad_request_is_not_retried_and_shows_the_servers_message():
         assert len(server.requests) == 1
 
 
+@pytest.mark.server
 def test_a_hang_up_is_a_transient_failure():
     with serve("hang-up") as (url, server):
         with pytest.raises(BackendError, match=url):

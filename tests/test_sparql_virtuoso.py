@@ -22,6 +22,8 @@ from sparql_fixtures import ENCODING_OF, native, same, through_sparql
 from test_sparql_differential import differential
 from virtuoso_server import virtuoso_fixture  # noqa: F401 - the virtuoso fixture
 
+pytestmark = pytest.mark.server
+
 CASES = json.loads((FIXTURES / "conformance/kopl_engine_cases.json").read_text())["cases"]
 GENERATED = [(EXAMPLE_KB, "guided", 100), (EXAMPLE_KB_EXT, "blind", 60), (METAQA_KB, "guided", 40),
              (METAQA_KB, "blind-small", 40)]

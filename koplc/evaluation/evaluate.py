@@ -7,9 +7,9 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from koplc.kopl.frontend import FrontEnd
 from koplc.evaluation.question_files import GoldQuestion, read_question_file, spread
 from koplc.evaluation.scoring import score, summarize
+from koplc.kopl.frontend import FrontEnd
 from koplc.syntaxes import parse, print_program
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from koplc.evaluation.scoring import WRONG_ANSWER
 from koplc.kopl.atomic import atomic_file, write_atomically
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.frontend import FAILURE_STAGES
-from koplc.evaluation.scoring import WRONG_ANSWER
 
 PLOT_SIZE = (10, 4)  # inches; at PLOT_DPI: 1000 x 400 pixels
 PLOT_DPI = 100

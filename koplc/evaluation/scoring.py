@@ -13,10 +13,10 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
+from koplc.evaluation.question_files import GoldQuestion
 from koplc.kopl.datasets.metaqa import f1
 from koplc.kopl.frontend import Compiled
 from koplc.kopl.ir import Node
-from koplc.evaluation.question_files import GoldQuestion
 
 WRONG_ANSWER = "wrong answer"
 

@@ -13,8 +13,8 @@ from koplc.kopl.exploration import PoolEntry, canonical_question
 from koplc.kopl.ir import Node, QueryName
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.kopl.types import Type
-from koplc.llm.symkgqa.demos import calls_of
 from koplc.llm.lm.scoring import inverse_consistency
+from koplc.llm.symkgqa.demos import calls_of
 
 INSTRUCTIONS = ("Each program below comes with a plain reading. Write the question a person "
                 "would ask, in natural English, reusing the question before it where it "
