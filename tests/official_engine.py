@@ -21,6 +21,7 @@ from types import ModuleType
 import pytest
 
 from kb_fixtures import kb_path
+from koplc.kopl.datasets import metaqa
 from koplc.kopl.ir import Node
 from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.kb.kopl_json import kb_to_data
@@ -62,7 +63,7 @@ def make_engine(path: Path):
     if path.suffix == ".json":
         data = json.loads(path.read_text(encoding="utf-8"))
     else:
-        data = json.loads(json.dumps(kb_to_data(load_kb(path))))
+        data = json.loads(json.dumps(kb_to_data(load_kb(path, schema=metaqa.KB_SCHEMA))))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         return engine_class()(data)
 

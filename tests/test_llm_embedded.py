@@ -66,11 +66,11 @@ def test_cli_jsonl_and_no_link(tmp_path, capsys):
     assert cli.main(["compile", str(questions), "--emit", "answer"]) == cli.EXIT_USER_ERROR
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines[0]["ok"] and "Once Were Warriors" in lines[0]["answer"]
-    assert not lines[1]["ok"] and "nothing in the question links" in lines[1]["error"]
+    assert not lines[1]["ok"] and "the question names no entity or concept of the KB" in lines[1]["error"]
     single = tmp_path / "one.txt"
     single.write_text("how do i reset my password\n")
     assert cli.main(["compile", str(single)]) == cli.EXIT_USER_ERROR
-    assert "nothing in the question links to the KB" in capsys.readouterr().err
+    assert "the question names no entity or concept of the KB" in capsys.readouterr().err
 
 
 def test_cli_eval_writes_predictions_and_a_breakdown(tmp_path, capsys):
