@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
+from koplc.kopl.frontend import Compiled
 from koplc.kopl.grounding.mentions import Linked, link
 from koplc.kopl.ir import FilterConcept, FindAll
 from koplc.kopl.lexicon import plural
@@ -39,6 +40,14 @@ def link_question(question: str, kb) -> Linked:
 def links(linked: Linked) -> bool:
     """Whether the question names anything of the KB: the one "did it link" rule."""
     return bool(linked.entities or linked.concepts)
+
+
+def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float]) -> Compiled | None:
+    """The failed Compiled of a question that names nothing of the KB, else None."""
+    if links(linked):
+        return None
+    return Compiled(linked.question, frontend, failure="link", error=NOTHING_LINKS,
+                    seconds=seconds)
 
 
 def linked_or_raise(question: str, kb) -> Linked:

@@ -10,12 +10,6 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
-def kb_key(kb) -> tuple:
-    """What identifies a KB's derived state: the object itself (KBs are immutable once built),
-    as the KB caches key by the source file and its content."""
-    return (id(kb), getattr(kb, "source", ""))
-
-
 class PerKB(Generic[T]):
     """The state `build(kb)` of the last KB asked about, built on first use; `held` hands it
     one already built for `kb`."""
@@ -28,7 +22,8 @@ class PerKB(Generic[T]):
 
     def fresh(self, kb) -> bool:
         """Whether `kb`'s state is not built yet."""
-        return self._kb is None or kb_key(self._kb) != kb_key(kb)
+        # A KB is immutable once built, so the object itself identifies its derived state.
+        return self._kb is not kb
 
     def get(self, kb) -> T:
         """The state of `kb`, built when it is not held."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from koplc.kopl.answering.linking import NOTHING_LINKS, link_question, links
+from koplc.kopl.answering.linking import link_question, nothing_linked
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import StageFailure, checked, parse_program, timed
 from koplc.kopl.errors import KoplcError
@@ -66,9 +66,9 @@ class AgentFrontEnd:
         agent = self.agent(kb)
         with timed(seconds, "link"):
             linked = link_question(question, kb)
-        if not links(linked):
-            return Compiled(linked.question, self.name, failure="link", error=NOTHING_LINKS,
-                            seconds=seconds)
+        failed = nothing_linked(linked, self.name, seconds)
+        if failed is not None:
+            return failed
         compiled = compiled_of(agent.start(question).run())
         return replace(compiled, seconds={**seconds, **compiled.seconds})
 
@@ -86,10 +86,12 @@ def compiled_of(run: AgentRun) -> Compiled:
         return Compiled(**base, failure="parse", error="the dialog wrote no KoPL step")
     try:
         program = parse_program(steps_of("\n".join(steps)))
+    except StageFailure as err:
+        return Compiled(**base, failure=err.stage, error=err.message)
+    try:
         checked(program)
     except StageFailure as err:
-        written = program if err.stage == "type" else None
-        return Compiled(**base, program=written, failure=err.stage, error=err.message)
+        return Compiled(**base, program=program, failure=err.stage, error=err.message)
     with timed(seconds, "grounding"):
         grounded, why = _ground(run, program)
     if why is not None:  # the tools checked its names as the dialog went; it runs as written

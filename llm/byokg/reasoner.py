@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from itertools import permutations
 
-from koplc.kopl.answering.linking import NOTHING_LINKS, concept_starts, link_question, links
+from koplc.kopl.answering.linking import concept_starts, link_question, nothing_linked
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import timed
 from koplc.kopl.datasets.metaqa import lexicon_for
@@ -412,9 +412,9 @@ class ByokgFrontEnd:
         reasoner = self.reasoner(kb)
         with timed(seconds, "link"):
             linked = link_question(question, kb)
-        if not links(linked):
-            return Compiled(linked.question, self.name, failure="link", seconds=seconds,
-                            error=NOTHING_LINKS)
+        failed = nothing_linked(linked, self.name, seconds)
+        if failed is not None:
+            return failed
         clock = time.perf_counter()
         demos = reasoner.demos_for(linked)
         prompt = reasoner.builder.build(linked, demos)

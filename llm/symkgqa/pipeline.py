@@ -228,7 +228,7 @@ class Compiler:
         ctx = RepairContext(
             linked, self.kb, answered=answered, unanswered=empty[1:] if not answered else (),
             score=lambda node: self._repair_score(node, linked.question, prompt),
-            fit=(lambda node: self._searcher.nearness([node], asked)[0]) if asked else None,
+            fit=(lambda node: self._searcher.nearness([node], asked)[0]) if asked is not None else None,
             search=SearchBest(best.node, best.near) if best is not None else None,
             margin=opts.fit_margin)
         clock = time.perf_counter()
