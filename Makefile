@@ -67,15 +67,17 @@ demo: $(INSTALLED)
 	$(VENV)/bin/koplc compile examples/question.txt
 
 # test runs every lane, then lint (CI: .ci/run); test-fast leaves out the tests that load a
-# model, start a server, drive a browser or train (the markers in pyproject.toml).
-FAST := not model and not server and not browser and not train
+# model, start a server, drive a browser, train or run over the whole MetaQA KB (the markers in
+# pyproject.toml), draws a tenth of each property test's examples (tests/budget.py) and runs on
+# two workers.
+FAST := not model and not server and not browser and not train and not whole_kb
 
 test: $(INSTALLED)
 	$(PY) -m pytest
 	$(MAKE) --no-print-directory lint
 
 test-fast: $(INSTALLED)
-	@start=$$(date +%s); $(PY) -m pytest -m "$(FAST)"; status=$$?; \
+	@start=$$(date +%s); KOPLC_TEST_BUDGET=fast PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 -m "$(FAST)"; status=$$?; \
 	  echo "test-fast: $$(( $$(date +%s) - start )) s wall"; exit $$status
 
 # typecheck: mypy over kopl/ and sexpr/ ([tool.mypy] in pyproject.toml), run in the import tree

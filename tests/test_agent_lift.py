@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from budget import examples
 from kb_strategies import kb_programs
 from koplc.cli import main
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
@@ -111,7 +112,7 @@ def test_the_lifted_subset_covers_the_metaqa_shapes():
             "filter_concept", "query_attr"} <= set(lifted)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=kb_programs(load_kb(KBS["example"])))
 def test_generated_programs_round_trip(data, kbs):
     program = data if not isinstance(data, tuple) else data[0]

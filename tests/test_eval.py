@@ -136,6 +136,7 @@ def test_report_files_and_the_plot_size(tmp_path):
     assert "| all | 4 | 50.0 |" in text and "| thinking |" in text
 
 
+@pytest.mark.whole_kb
 def test_a_front_end_that_cannot_work_stops_the_run(tmp_path):
     with pytest.raises(KoplcError, match="is down"):
         api.evaluate([QUESTIONS], Scripted(None), out=tmp_path, kb_path=KB)

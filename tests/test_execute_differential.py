@@ -16,6 +16,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from budget import examples
 from kb_fixtures import EXAMPLE_KB, METAQA_KB, kb_for_fixture  # noqa: F401 - the kb_for fixture
 from kb_strategies import guided_programs, kb_programs
 from koplc.kopl.answer import agrees_with_engine
@@ -34,13 +35,15 @@ STRATEGIES = {"guided": guided_programs, "blind": kb_programs,
               "blind-small": lambda kb: kb_programs(kb, small_sets=True)}
 
 
-@pytest.mark.parametrize("kb_path, strategy, count", CASES,
-                         ids=[f"{k.split('/')[-2]}-{s}" for k, s, _ in CASES])
+@pytest.mark.parametrize("kb_path, strategy, count", [
+    pytest.param(*case, id=f"{case[0].split('/')[-2]}-{case[1]}",
+                 marks=[pytest.mark.whole_kb] if case[0] == METAQA_KB else [])
+    for case in CASES])
 def test_answers_agree_with_the_official_engine(kb_path, strategy, count, kb_for, engine_for):
     kb, engine = kb_for(kb_path), engine_for(kb_path)
     runs, disagreements = [], []
 
-    @settings(max_examples=EXAMPLES or count, deadline=None, derandomize=not EXAMPLES,
+    @settings(max_examples=EXAMPLES or examples(count), deadline=None, derandomize=not EXAMPLES,
               database=None, suppress_health_check=list(HealthCheck))
     @given(STRATEGIES[strategy](kb))
     def agree(program):
@@ -55,7 +58,7 @@ def test_answers_agree_with_the_official_engine(kb_path, strategy, count, kb_for
 
     agree()
     assert not disagreements, disagreements[:3]
-    assert len(runs) >= (EXAMPLES or count)
+    assert len(runs) >= (EXAMPLES or examples(count))
 
 
 def test_at_least_a_thousand_programs_are_compared():

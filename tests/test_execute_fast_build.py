@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from budget import examples
 from koplc.kopl.errors import ParseError
 from koplc.kopl.syntax.kqapro_json import (
     parse,
@@ -18,7 +19,7 @@ from koplc.kopl.syntax.kqapro_json import (
 from strategies import WILD_NAMES, programs
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(programs(names=WILD_NAMES))
 def test_the_fast_builder_gives_the_full_parsers_tree(program):

@@ -28,6 +28,7 @@ def answered(kb, questions) -> Counter:
     return right
 
 
+@pytest.mark.whole_kb
 def test_every_gold_program_answers_its_question(kb_for, questions):
     assert {hop: len(batch) for hop, batch in questions.items()} == HOPS
     right = answered(kb_for(METAQA_KB), questions)
@@ -36,12 +37,14 @@ def test_every_gold_program_answers_its_question(kb_for, questions):
     assert right == Counter(HOPS)
 
 
+@pytest.mark.whole_kb
 def test_the_kb_built_from_the_triples_answers_them_too(questions):
     kb = load_pipe_triples(kb_path(METAQA_KB), KB_SCHEMA)
     sample = {hop: batch[::7] for hop, batch in questions.items()}
     assert answered(kb, sample) == Counter({hop: len(b) for hop, b in sample.items()})
 
 
+@pytest.mark.whole_kb
 def test_the_program_itself_keeps_the_topic(kb_for, questions):
     kb = kb_for(METAQA_KB)
     q = next(q for q in questions[2] if q.qtype == "movie_to_director_to_movie")

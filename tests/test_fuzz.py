@@ -6,12 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from conftest import FIXTURES, read_jsonl
 from koplc import api
 from koplc.kopl.errors import KoplcError
 from strategies import mutated
 
-FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SEEDS = [r["program_text"] for r in read_jsonl(FIXTURES / "corpus" / "kopl_steps_symkgqa.jsonl")]
 SEEDS += [r["program_text"] for r in read_jsonl(FIXTURES / "corpus" / "kopl_functional_docs.jsonl")]
 SEEDS += [r["s_expression"] for r in read_jsonl(FIXTURES / "corpus" / "sexpr_grailqa.jsonl")]

@@ -39,6 +39,7 @@ def test_thresholded_set_excludes_the_topic_and_keeps_the_nodes_near_the_best():
     assert thresholded(np.array([1.0, 0.0, 0.0])) == [1]
 
 
+@pytest.mark.whole_kb
 def test_subgraph_has_the_topic_first_and_respects_the_cap(tmp_path):
     graph = graph_of(api.load_kb(KB, schema="metaqa"))
     retriever = Retriever(graph, hops=2, size=50, cache_dir=tmp_path)

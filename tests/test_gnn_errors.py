@@ -10,6 +10,7 @@ from koplc.cli import main
 from koplc.gnn.errors import GnnError
 
 
+@pytest.mark.whole_kb
 def test_missing_checkpoint(tmp_path):
     with pytest.raises(GnnError, match="no GNN checkpoint"):
         api.gnn_eval(KB, tmp_path, [VERIFIED[2]])

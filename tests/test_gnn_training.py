@@ -64,6 +64,7 @@ def test_name_prior_relates_question_words_to_relation_names():
     assert torch.allclose(prior[:, :n_rel], prior[:, n_rel:2 * n_rel])  # both directions
 
 
+@pytest.mark.whole_kb
 def test_type_filter_drops_questions_whose_type_reaches_none_of_their_answers():
     from koplc.gnn.data import type_consistent
     from koplc.kopl.datasets.metaqa import Question

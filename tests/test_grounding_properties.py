@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from grounding_fixtures import context, geo_fixture  # noqa: F401 - the geo fixture
 from koplc.kopl.check import check
 from koplc.kopl.errors import GroundingError
@@ -20,7 +21,7 @@ NEAR_MISSES = st.sampled_from([
     "pariss", "Paris", "berlin", "located in", "location", "capital", "areas", "area", "cities",
     "human", "start date", "population", "length in country", "founded", "Seine river",
     "qxzvbw jjkq"])
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=examples(60), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 
 

@@ -128,6 +128,7 @@ def test_metaqa_kopl_json_round_trips():
         path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.whole_kb
 def test_the_whole_metaqa_kb_round_trips_through_json(kb_for, tmp_path):
     data = kb_to_data(kb_for(METAQA_KB))
     assert len(data["entities"]) == 43234 and len(data["concepts"]) == 8

@@ -7,6 +7,7 @@ from datetime import date
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from koplc.kopl.units import convert, factor
 from koplc.kopl.values import (
     DATE,
@@ -20,7 +21,7 @@ from koplc.kopl.values import (
 )
 from official_engine import official_modules
 
-SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=examples(300), deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
 UNITS = st.sampled_from(["1", "centimetre", "metre", ""])
 VALUES = st.one_of(

@@ -102,6 +102,7 @@ def test_verb_forms():
     assert fit.senses("built") == ["built", "build", "builder"]
 
 
+@pytest.mark.whole_kb
 def test_metaqa_words_are_metaqas_only(kb_for):
     movies, example = kb_for(METAQA_KB), load_kb(EXAMPLE)
     assert metaqa.lexicon_for(movies) is metaqa.WORDS

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
 from koplc.kopl.syntax import bart as bart_syntax
 from koplc.kopl.syntax import engine_pair, kqapro_json
@@ -25,7 +26,7 @@ SEEDS += ["engine.QueryAttr(\n  engine.Find('1985 \\'x\\''),\n  -1.5e3\n)",
 TOKENS = ["(", ")", '"', "'", ",", "\\", "\\u12", "\\N{", "\n", "<arg>", "<func>", "[", "]",
           "{", "}", ":", "engine.", "Find(", "FindAll()", "What", "-1e5", "true", "null",
           '"function"', '"inputs"', '"dependencies"', "\x00", "\ud800", "é", " ", "0", "-3"]
-FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def parse_or_fail_cleanly(module, text: str) -> None:

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from koplc.kopl import ir
 from koplc.kopl.check import check
 from koplc.kopl.errors import ExecutionError, LoweringError, ParseError
@@ -162,7 +163,7 @@ def test_sexpr_literals_are_the_plain_atoms_the_strict_checker_accepts(kind, tex
     assert sexpr_accepts(f'(JOIN k "{text}"^^{datatype})') is expected
 
 
-SETTINGS = settings(max_examples=400, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=examples(400), deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck))
 TEXTS = st.one_of(
     st.from_regex(r"[ +-]?\d{1,5}([-/]\d{1,3}([-/]\d{1,3})?)? ?", fullmatch=True),

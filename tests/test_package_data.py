@@ -42,6 +42,7 @@ def test_a_cache_folder_that_cannot_be_made_is_a_clear_error(tmp_path, monkeypat
     assert caught.value.diagnostics[0].code == "cache-unwritable"
 
 
+@pytest.mark.whole_kb
 def test_kb_stats_without_a_kb_counts_the_whole_metaqa_kb(capsys):
     from koplc import cli
 

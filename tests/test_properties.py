@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from budget import examples
 from koplc import api
 from koplc.kopl.check import check
 from koplc.kopl.program import program_from_json, program_to_json
 from strategies import PLAIN_NAMES, WILD_NAMES, programs, sexpr_programs
 
-LAWS = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+LAWS = settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAMES_FOR = {"kopl-steps": WILD_NAMES, "kopl-nested": WILD_NAMES, "kqapro-json": WILD_NAMES,
              "kopl-engine": WILD_NAMES, "ir-json": WILD_NAMES, "kopl-bart": PLAIN_NAMES}
 

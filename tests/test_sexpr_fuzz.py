@@ -7,12 +7,13 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from conftest import FIXTURES
 from koplc.kopl.errors import KoplcError, UnsupportedConstruct
 from koplc.sexpr import parse, print_program
 from strategies import mutated
 
-FUZZ = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXTRA_SEEDS = ["(TC (JOIN r m.01) p.q NOW)", '(JOIN k "a \\" b"@en)', "(ARGMIN a.b (JOIN (R c) d))",
           "(lt k 1990-01-01^^xsd:date)", "m.01", "law.constitution"]
 TOKENS = ["(", ")", "((", "))", '"', "\\", "\n", " ", "\t", "\x0b", "\u00a0", "^^", "@en",
@@ -50,13 +51,13 @@ def test_mutated_corpus(data):
     _must_only_raise_koplc_errors(data.draw(mutated(_seeds(), TOKENS, max_cut=10)))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.text(max_size=60))
 def test_any_text(text):
     _must_only_raise_koplc_errors(text)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.integers(1, 3000), st.sampled_from(["(", "(AND a.b ", "(COUNT ", "(JOIN r "]))
 def test_deep_nesting(depth, opener):
     _must_only_raise_koplc_errors(opener * depth + "m.01" + ")" * depth)

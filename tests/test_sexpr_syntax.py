@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from conftest import FIXTURES
 from koplc.kopl import ir
 from koplc.kopl.errors import UnsupportedConstruct
@@ -347,7 +348,7 @@ def _reads_back_reshaped(program: ir.Node) -> bool:
         for _, node in program.walk())
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(_sets(), st.builds(ir.Count, input=_sets())))
 def test_print_then_parse(program):
     text = print_program(program)

@@ -14,6 +14,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from budget import examples
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture  # noqa: F401
 from kb_strategies import guided_programs, kb_programs
 from koplc.kopl.syntax.nested import print_program
@@ -36,7 +37,7 @@ def differential(kb, store, encoding, strategy, count):
     """Run `count` generated programs both ways; returns (programs run, disagreements)."""
     runs, disagreements = [], []
 
-    @settings(max_examples=EXAMPLES or count, deadline=None, derandomize=not EXAMPLES,
+    @settings(max_examples=EXAMPLES or examples(count), deadline=None, derandomize=not EXAMPLES,
               database=None, suppress_health_check=list(HealthCheck))
     @given(STRATEGIES[strategy](kb))
     def agree(program):
@@ -51,15 +52,17 @@ def differential(kb, store, encoding, strategy, count):
     return runs, disagreements
 
 
-@pytest.mark.parametrize("kb_path, strategy, count", CASES,
-                         ids=[f"{k.split('/')[-1]}-{s}" for k, s, _ in CASES])
+@pytest.mark.parametrize("kb_path, strategy, count", [
+    pytest.param(*case, id=f"{case[0].split('/')[-1]}-{case[1]}",
+                 marks=[pytest.mark.whole_kb] if case[0] == METAQA_KB else [])
+    for case in CASES])
 def test_generated_programs_answer_the_same_on_pyoxigraph(kb_path, strategy, count, kb_for,
                                                           oxigraph_for):
     encoding = ENCODING_OF[kb_path]
     runs, disagreements = differential(kb_for(kb_path), oxigraph_for(kb_path), encoding,
                                        strategy, count)
     assert not disagreements, disagreements[:3]
-    assert len(runs) >= (EXAMPLES or count)
+    assert len(runs) >= (EXAMPLES or examples(count))
 
 
 def test_at_least_five_hundred_programs_are_compared():

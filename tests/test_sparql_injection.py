@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from budget import examples
 from koplc.kopl import ir
 from koplc.kopl.kb.model import KBBuilder
 from koplc.kopl.values import QUANTITY, STRING, Value
@@ -86,7 +87,7 @@ def check(kb, v, encoding: str, draw) -> None:
         assert same(expected, got), (encoding, program, expected, got)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(60), deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_nasty_names_round_trip_in_every_encoding(data):
@@ -95,7 +96,7 @@ def test_nasty_names_round_trip_in_every_encoding(data):
         check(kb, v, encoding, data.draw)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(60), deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_nasty_units_and_qualifiers_round_trip_in_the_kqapro_encoding(data):
@@ -103,7 +104,7 @@ def test_nasty_units_and_qualifiers_round_trip_in_the_kqapro_encoding(data):
     check(kb, v, "kqapro", data.draw)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(200), deadline=None, derandomize=True, database=None)
 @given(NAMES)
 def test_every_lowered_query_parses_whatever_the_names(text):
     store = pyoxigraph.Store()
@@ -116,7 +117,7 @@ def test_every_lowered_query_parses_whatever_the_names(text):
         assert list(store.query(lowered.query)) == []
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@settings(max_examples=examples(300), deadline=None, derandomize=True, database=None)
 @given(NAMES)
 def test_iri_local_names_are_injective_and_safe(text):
     for underscores in (False, True):

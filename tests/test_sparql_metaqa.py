@@ -10,6 +10,7 @@ from kb_fixtures import METAQA_KB, kb_for_fixture, metaqa_dev  # noqa: F401 - kb
 from koplc.kopl.datasets.metaqa import gold_program, read_questions, score
 from sparql_fixtures import native, oxigraph_for_fixture, same, through_sparql  # noqa: F401
 
+pytestmark = pytest.mark.whole_kb
 HOPS = (1, 2, 3)
 STRIDE = 10  # 3,185 of the 31,835 whole-KB questions (tests/test_execute_metaqa.py runs all)
 

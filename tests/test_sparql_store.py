@@ -25,8 +25,9 @@ COUNT_ATHLETES = Count(input=FilterConcept(input=FindAll(), concept="athlete"))
 
 
 @pytest.mark.parametrize("kb_path, encoding", [
-    (EXAMPLE_KB, "kqapro"), (EXAMPLE_KB_EXT, "kqapro"), (METAQA_KB, "plain"),
-    (METAQA_KB, "kqapro")])
+    (EXAMPLE_KB, "kqapro"), (EXAMPLE_KB_EXT, "kqapro"),
+    pytest.param(METAQA_KB, "plain", marks=pytest.mark.whole_kb),
+    pytest.param(METAQA_KB, "kqapro", marks=pytest.mark.whole_kb)])
 def test_exports_are_n_triples_pyoxigraph_loads(kb_path, encoding, kb_for, tmp_path):
     out = tmp_path / "kb.nt"
     count = write_ntriples(kb_for(kb_path), ENCODINGS[encoding], out)
