@@ -18,25 +18,40 @@ _POWERS = {"square": 2, "cubic": 3}
 
 
 def _word(word: str):
-    from sympy.physics import units
-
     word = word.lower()
     for suffix, american in _SPELLING.items():
         if word.endswith(suffix):
             word = word[: -len(suffix)] + american
             break
+    for name in (word, word[:-1] if word.endswith("s") else None):
+        unit = _named(name) if name else None
+        if unit is not None:
+            return unit
+    return None
+
+
+def _named(word: str):
+    """The unit sympy names `word`, or an SI prefix of sympy's on one it names (sympy has
+    ``millisecond`` but not ``femtosecond``)."""
+    from sympy.physics import units
+    from sympy.physics.units.prefixes import PREFIXES
+
     unit = getattr(units, word, None)
-    if unit is None and word.endswith("s"):
-        unit = getattr(units, word[:-1], None)
-    return unit if isinstance(unit, units.Quantity) else None
+    if isinstance(unit, units.Quantity):
+        return unit
+    for prefix in PREFIXES.values():
+        base = getattr(units, word.removeprefix(str(prefix.name)), None)
+        if word.startswith(str(prefix.name)) and isinstance(base, units.Quantity):
+            return prefix.scale_factor * base
+    return None
 
 
 @cache
 def sympy_unit(text: str):
     """The sympy expression of a unit written in words, or None when it cannot be read.
 
-    >>> str(sympy_unit("kilometre per hour"))
-    'kilometer/hour'
+    >>> str(sympy_unit("kilometre per hour")), str(sympy_unit("femtosecond"))
+    ('kilometer/hour', 'second/1000000000000000')
     """
     numerator, _, denominator = text.partition(" per ")
     parts = []

@@ -29,13 +29,8 @@ QUALIFIER_OPS = {"qfilter": ("QFilterNum", "QFilterStr", "QFilterYear"),
 CONVERTING = ExecOptions(unit_conversion=True)
 
 # Where koplc's answer differs from the plain-Python gold because koplc is wrong.
-KNOWN_BUGS = {
-    "Which isotopes of nitrogen have a half-life shorter than one second?":
-        "unit conversion (koplc.kopl.units) reads a unit word only as a named sympy quantity; "
-        "sympy has no yoctosecond, zeptosecond, attosecond or femtosecond, so half-lives in "
-        "those SI units never convert and nitrogen-10 and nitrogen-11 (yoctoseconds) are "
-        "dropped",
-}
+# Known koplc failures on these questions: question -> reason (a strict xfail each).
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
