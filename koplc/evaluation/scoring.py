@@ -6,6 +6,10 @@ front end that answers with a set: every answer of the set is at rank 1, so a qu
 when any answer, less the topic, is a gold answer. F1: the answer set, less the topic, against
 the gold set. A question failed at the stage its Compiled names, else at "wrong
 answer" when its answer set is not exactly the gold set.
+
+A question whose gold answer set is empty asks for something the KB lacks: it is right (1 on
+every measure) when the front end answers nothing, whether it says so by a failure or by an
+empty answer, and wrong ("answered the absent") when it answers anything.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from koplc.kopl.frontend import Compiled
 from koplc.kopl.ir import Node
 
 WRONG_ANSWER = "wrong answer"
+ANSWERED_ABSENT = "answered the absent"
 
 
 def score(compiled: Compiled, gold: GoldQuestion, seconds: float,
@@ -28,13 +33,18 @@ def score(compiled: Compiled, gold: GoldQuestion, seconds: float,
     the program that ran, as the report shows it."""
     predicted = compiled.predicted(gold.topic)
     failure = compiled.failure or (None if predicted == gold.answers else WRONG_ANSWER)
+    hits1, hits1_set = compiled.top(gold.topic) in gold.answers, bool(predicted & gold.answers)
+    quality = f1(predicted, gold.answers)
+    if not gold.answers:  # about what the KB lacks: saying nothing is the right answer
+        hits1 = hits1_set = not predicted
+        quality = float(hits1)
+        failure = None if hits1 else ANSWERED_ABSENT
     wrong = None
     if failure and gold.program is not None:
         wrong = wrong_program(compiled.final, gold.program)
     return {"question": gold.text, "kind": gold.kind, "qtype": gold.qtype,
-            "hits1": int(compiled.top(gold.topic) in gold.answers),
-            "hits1_set": int(bool(predicted & gold.answers)),
-            "f1": f1(predicted, gold.answers), "failure": failure, "error": compiled.error,
+            "hits1": int(hits1), "hits1_set": int(hits1_set),
+            "f1": quality, "failure": failure, "error": compiled.error,
             "wrong_program": wrong, "answered_by": compiled.provenance.stage,
             "demos": list(compiled.provenance.demos), "repair": compiled.provenance.repair,
             "program": program, "raw": compiled.raw, "answer": sorted(predicted)[:50],

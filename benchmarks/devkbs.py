@@ -1,0 +1,81 @@
+"""The development KBs (tests/fixtures/devkbs): one front end on one half of each KB's questions,
+accuracy by question kind, and seconds per question.
+
+    .venv/bin/python benchmarks/devkbs.py --frontend byokg --half tune
+    .venv/bin/python benchmarks/devkbs.py --frontend llm --half report --kbs starwars flights
+
+Each KB's questions carry `half` ("tune" or "report"): constants are set on tune halves only,
+and notes report report halves. Writes build/devkbs/<frontend>-<half>/<kb>/ (koplc eval's
+report files) and prints one table: Hits@1 per KB and kind, the absent questions' share that
+said nothing was found, and the median seconds per question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from koplc import api
+
+ROOT = Path(__file__).resolve().parent.parent
+DEVKBS = ROOT / "tests" / "fixtures" / "devkbs"
+# name -> (KB file, schema file or None), all beside the KB's questions.jsonl
+KBS = {"starwars": ("kb.nt", None), "isotopes": ("kb.json", None),
+       "flights": ("kb.txt", "schema.json")}
+
+
+def half_file(kb: str, half: str, out: Path) -> Path:
+    """The questions of `kb`'s `half`, as a JSONL file of their own under `out`."""
+    lines = (DEVKBS / kb / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if line and json.loads(line)["half"] == half]
+    path = out / f"{kb}-{half}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return path
+
+
+def run(kb: str, frontend: str, half: str, out: Path, **settings) -> dict:
+    """koplc eval of `frontend` on `kb`'s `half`; its report."""
+    kb_file, schema = KBS[kb]
+    folder = DEVKBS / kb
+    report, _ = api.evaluate([half_file(kb, half, out)], frontend, out=out / kb,
+                             kb_path=folder / kb_file,
+                             schema=str(folder / schema) if schema else None,
+                             progress=True, **settings)
+    return report
+
+
+def table(reports: dict[str, dict]) -> str:
+    """A Markdown table: Hits@1 per kind (rows) and KB (columns), counts in brackets."""
+    kinds = list(dict.fromkeys(k for r in reports.values() for k in r["kinds"]))
+    lines = ["| kind | " + " | ".join(reports) + " |",
+             "|---|" + "---|" * len(reports)]
+    for kind in [*kinds, "all"]:
+        cells = []
+        for report in reports.values():
+            block = (report["overall"] if kind == "all"
+                     else report["kinds"].get(kind))
+            cells.append(f"{block['hits@1']:.0f} ({block['n']})" if block else "")
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    seconds = [f"{r['overall']['seconds']['total']['median']:.2f}"
+               for r in reports.values()]
+    lines.append("| median s/question | " + " | ".join(seconds) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--frontend", default="byokg")
+    parser.add_argument("--half", choices=("tune", "report"), required=True)
+    parser.add_argument("--kbs", nargs="+", choices=sorted(KBS), default=list(KBS))
+    args = parser.parse_args()
+    out = ROOT / "build" / "devkbs" / f"{args.frontend}-{args.half}"
+    reports = {kb: run(kb, args.frontend, args.half, out) for kb in args.kbs}
+    text = table(reports)
+    (out / "table.md").write_text(text + "\n", encoding="utf-8")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
