@@ -22,6 +22,7 @@ from koplc.kopl.ir import (
     VerifyStr,
 )
 from koplc.kopl.lexicon import COMPARATIVES, RELATEDNESS, SUPERLATIVES, is_yes_no
+from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.registry import op_for, ops_of
 from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.values import DATE, YEAR
@@ -30,7 +31,6 @@ from koplc.kopl.values import DATE, YEAR
 _MOST, _LEAST = ("|".join(SUPERLATIVES[op]) for op in (AmongOp.LARGEST, AmongOp.SMALLEST))
 _MORE, _LESS = ("|".join(COMPARATIVES[c]) for c in (Comparator.GT, Comparator.LT))
 _RELATED = "|".join(RELATEDNESS)
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class Cues:
     less: bool
     numbers: tuple[str, ...]
     text: str
+    units: tuple[str, ...] = ()
+    """The unit said with each of `numbers`, as written ("" where none is)."""
 
     @property
     def comparators(self) -> tuple[str, ...]:
@@ -57,15 +59,18 @@ def cues(question: str) -> Cues:
     """The question's cues.
 
     >>> c = cues("Which elements have a melting point above 3000 kelvin?")
-    >>> c.yes_no, c.most or c.least, c.comparators, c.numbers
-    (False, False, ('>',), ('3000',))
+    >>> c.yes_no, c.most or c.least, c.comparators, c.numbers, c.units
+    (False, False, ('>',), ('3000',), ('kelvin',))
+    >>> cues("Which cities have more than 100,000,000 or ten million people?").numbers
+    ('100000000', '10000000')
     """
     def has(pattern: str) -> bool:
         return re.search(rf"\b(?:{pattern})\b", question, re.IGNORECASE) is not None
 
+    said = quantities_in(question)
     return Cues(is_yes_no(question), has(_RELATED),
                 has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
-                tuple(_NUMBER.findall(question)), question.lower())
+                tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said))
 
 
 def _said(text: str, phrase: str) -> bool:

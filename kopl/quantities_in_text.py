@@ -1,0 +1,310 @@
+"""Numbers as people write them in a question, each read into a plain decimal with where it
+stands and the unit said with it.
+
+Digits with thousands separators (``100,000,000``, ``1_000``, thin spaces), decimals, a sign
+(``-40``, ``minus 40``), a scale word or ``k`` after them (``10 million``, ``1.5k``), and numbers
+in words (``fifty-five``, ``two thousand and five``, ``ten million``, years said in pairs as
+``nineteen sixty-five``). The number words are number-parser's; a unit is what sympy's units
+read (`koplc.kopl.units`), or ``%``, or a currency sign before the number.
+
+A position is not a value: ordinals (``2nd``, ``twenty-first``) give no number, and neither does
+``one`` used as a pronoun (``which one``, ``the one that``). A number inside a name (``Apollo
+11``) is still returned: whether it is a value is the caller's call.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+
+from lemminflect import getAllLemmas  # type: ignore[import-untyped]
+from number_parser import parse_number, parse_ordinal  # type: ignore[import-untyped]
+from number_parser.parser import LanguageData  # type: ignore[import-untyped]
+
+from koplc.kopl.lexicon import (
+    ARTICLES,
+    AUXILIARIES,
+    COMPARATOR_PHRASES,
+    CONTENT_STOP_WORDS,
+    NOT_NAMES,
+    PREPOSITIONS,
+)
+from koplc.kopl.types import Comparator
+
+
+@dataclass(frozen=True)
+class QuantityInText:
+    """A number said in a text: its value as a plain decimal string, the span of the words that
+    say it, and the unit said with it as written ("" when none is)."""
+
+    value: str
+    start: int
+    end: int
+    unit: str = ""
+
+
+def quantities_in(text: str) -> tuple[QuantityInText, ...]:
+    """The numbers said in `text`, in the order they are said.
+
+    >>> [(q.value, q.unit) for q in quantities_in(
+    ...     "Which lakes over 1.5k square miles are below fifty-five metres, or deeper than 2m?")]
+    [('1500', 'square miles'), ('55', 'metres'), ('2', 'm')]
+    >>> [q.value for q in quantities_in("Which one was founded before 1998 by the 2nd king?")]
+    ['1998']
+    """
+    tokens = [_Token(m) for m in _TOKEN.finditer(text)]
+    found: list[QuantityInText] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i].kind == "digits":
+            quantity, i = _digits(text, tokens, i)
+            found.extend(quantity)
+        elif _is_number_word(tokens[i].word):
+            pieces, i = _worded(text, tokens, i)
+            found.extend(pieces)
+        else:
+            i += 1
+    return tuple(found)
+
+
+def numbers_in(text: str) -> tuple[str, ...]:
+    """The values of `quantities_in`.
+
+    >>> numbers_in("more than 100,000,000 people, or ten million")
+    ('100000000', '10000000')
+    """
+    return tuple(q.value for q in quantities_in(text))
+
+
+# Digits, with a sign when nothing word-like touches it ("COVID-19" has no minus), thousands
+# grouped by one separator, a fraction, an exponent, and letters written onto them ("1.5k",
+# "5km", "2nd"), whose reading decides whether the digits are a number at all.
+_DIGITS = r"""
+    (?<![\w.])(?P<sign>[-+\u2212])?
+    (?P<whole>\d{1,3}(?P<sep>[,_\u2009\u202f\u00a0])\d{3}(?:(?P=sep)\d{3})*(?!\d)|\d+)
+    (?P<fraction>\.\d+)?(?P<exponent>[eE][-+]?\d+)?
+    (?P<tail>[^\W_]*)
+"""
+_TOKEN = re.compile(rf"(?P<digits>{_DIGITS})|(?P<word>[^\W\d_]+)|(?P<other>\S)", re.VERBOSE)
+
+# Notations a number-parser word stands for, and the words that make a number negative (it
+# reads neither). Only lower-case "k": "300K" is kelvin, and "m" alone is metres.
+_SCALE_SUFFIXES = {"k": "thousand", "bn": "billion"}
+_NEGATIVE_WORDS = frozenset({"minus", "negative"})
+
+# Words a unit never starts with or holds (sympy reads "has" as hectares, "me" as a mass).
+_FUNCTION_WORDS = ARTICLES | PREPOSITIONS | AUXILIARIES | CONTENT_STOP_WORDS | NOT_NAMES
+_ORDERING = (Comparator.GT, Comparator.LT, Comparator.GE, Comparator.LE)
+_ORDERING_PHRASES = frozenset(p for c in _ORDERING for p in COMPARATOR_PHRASES[c])
+_TRAILING_PHRASES = frozenset(p for c in (Comparator.GE, Comparator.LE)
+                              for p in COMPARATOR_PHRASES[c])
+_HYPHENS = ("", "-", "\u2010")
+_LONGEST_UNIT = 4  # words, as in "kilometre per hour"
+
+
+class _Token:
+    __slots__ = ("kind", "match", "start", "end", "word")
+
+    def __init__(self, match: re.Match[str]):
+        self.kind = match.lastgroup if match.group("digits") is None else "digits"
+        self.match, self.start, self.end = match, match.start(), match.end()
+        self.word = match.group().lower() if self.kind == "word" else ""
+
+
+@cache
+def _english():
+    return LanguageData("en")
+
+
+def _is_number_word(word: str) -> bool:
+    return word in _english().all_numbers
+
+
+def _scale(word: str) -> int | None:
+    return _english().big_powers_of_ten.get(word)
+
+
+def _plain(value: Decimal) -> str:
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "+0") else text
+
+
+def _gap(text: str, left: _Token, right: _Token) -> str:
+    return text[left.end:right.start]
+
+
+# Digits.
+
+def _digits(text: str, tokens: list[_Token], i: int) -> tuple[list[QuantityInText], int]:
+    """The number that the digits at `i` say (none when letters written onto them are no unit
+    or scale: "2nd", "7H4"), with the scale words and unit after them; and the next index."""
+    m = tokens[i].match
+    tail = m.group("tail")
+    scale = _scale(_SCALE_SUFFIXES.get(tail, "")) if tail else 1
+    unit = "" if scale or not tail else tail if _reads_as_unit(tail) else None
+    if unit is None:
+        return [], i + 1
+    whole = m.group("whole").replace(m.group("sep") or ",", "")
+    value = Decimal(whole + (m.group("fraction") or "") + (m.group("exponent") or ""))
+    value *= scale or 1
+    if m.group("sign") in ("-", "\u2212"):
+        value = -value
+    start, end = tokens[i].start, tokens[i].end
+    if m.group("sign") is None:
+        value, start = _signed(text, start, value)
+    j = i + 1
+    while not tail and j < len(tokens) and _gap(text, tokens[j - 1], tokens[j]).isspace() \
+            and (power := _scale(tokens[j].word)):
+        value, end, j = value * power, tokens[j].end, j + 1
+    if not unit:
+        unit, j = _unit_after(text, tokens, j)
+    unit = unit or _currency_before(text, tokens, i)
+    return [QuantityInText(_plain(value), start, end, unit)], j
+
+
+def _currency_before(text: str, tokens: list[_Token], i: int) -> str:
+    before = tokens[i - 1] if i else None
+    if before is not None and before.kind == "other" \
+            and unicodedata.category(before.match.group()) == "Sc" \
+            and not _gap(text, before, tokens[i]).strip():
+        return before.match.group()
+    return ""
+
+
+# Units.
+
+def _unit_after(text: str, tokens: list[_Token], i: int) -> tuple[str, int]:
+    """The unit said right after a number that ends before token `i` ("%", "square miles"),
+    and the index after it."""
+    if i < len(tokens) and tokens[i].match.group() == "%" and \
+            not _gap(text, tokens[i - 1], tokens[i]).strip():
+        return "%", i + 1
+    words: list[_Token] = []
+    for token in tokens[i:i + _LONGEST_UNIT]:
+        if token.kind != "word" or not _gap(text, tokens[i - 1 + len(words)], token).isspace():
+            break
+        words.append(token)
+    for n in range(len(words), 0, -1):
+        if not any(w.word in _FUNCTION_WORDS for w in words[:n]):
+            said = text[words[0].start:words[n - 1].end]
+            if _reads_as_unit(said):
+                return said, i + n
+    return "", i
+
+
+@cache
+def _reads_as_unit(text: str) -> bool:
+    """Whether sympy reads `text` as a unit: in words ("square miles"), or as a symbol, whose
+    case matters ("K" is kelvin, "k" a thousand)."""
+    try:
+        from sympy.physics import units
+
+        from koplc.kopl.units import sympy_unit
+    except ImportError:  # the units extra (sympy) is not installed: no unit words are known
+        return False
+    return sympy_unit(text) is not None or isinstance(getattr(units, text, None), units.Quantity)
+
+
+# Numbers in words.
+
+def _worded(text: str, tokens: list[_Token], i: int) -> tuple[list[QuantityInText], int]:
+    """The numbers that the run of number words at `i` says, and the index after the run."""
+    skips = _english().skip_tokens
+    run, j = [tokens[i]], i + 1
+    while j < len(tokens):
+        token = tokens[j]
+        if token.kind == "other" and token.match.group() in skips:
+            j += 1
+            continue
+        if token.kind != "word" or _gap(text, run[-1], token).strip() not in _HYPHENS \
+                or not (_is_number_word(token.word) or token.word in skips):
+            break
+        run.append(token)
+        j += 1
+    if j < len(tokens) and _ends_an_ordinal(text, run, tokens[j]):
+        return [], j + 1
+    while run[-1].word in skips:
+        run.pop()
+    pieces = _years_said_in_pairs(text, list(_pieces(text, run)))
+    found = []
+    for n, (number, start, end) in enumerate(pieces):
+        unit, after = _unit_after(text, tokens, j) if n == len(pieces) - 1 else ("", j)
+        if number == 1 and len(pieces) == 1 and " " not in text[start:end] and not unit \
+                and not _one_is_a_number(text, start, end):
+            continue
+        j = after
+        value, start = _signed(text, start, Decimal(number))
+        found.append(QuantityInText(_plain(value), start, end, unit))
+    return found, j
+
+
+def _pieces(text: str, run: list[_Token]) -> Iterator[tuple[int, int, int]]:
+    """(value, start, end) of each number a run of number words says, longest first: number-
+    parser reads "two thousand and five" as one number and "one and two" as none."""
+    skips = _english().skip_tokens
+    i = 0
+    while i < len(run):
+        for j in range(len(run), i, -1):
+            if run[j - 1].word in skips or run[i].word in skips:
+                continue
+            value = parse_number(text[run[i].start:run[j - 1].end], language="en")
+            if value is not None:
+                yield value, run[i].start, run[j - 1].end
+                i = j
+                break
+        else:
+            i += 1
+
+
+def _years_said_in_pairs(text: str, pieces: list[tuple[int, int, int]]
+                         ) -> list[tuple[int, int, int]]:
+    """Two two-digit numbers said one after the other are a year ("nineteen sixty-five")."""
+    if len(pieces) == 2 and all(10 <= value <= 99 for value, _, _ in pieces) \
+            and text[pieces[0][2]:pieces[1][1]].strip() in _HYPHENS:
+        return [(pieces[0][0] * 100 + pieces[1][0], pieces[0][1], pieces[1][2])]
+    return pieces
+
+
+def _ends_an_ordinal(text: str, run: list[_Token], after: _Token) -> bool:
+    """Whether the run is the start of an ordinal ("twenty-first", "one hundred and first")."""
+    if after.kind != "word" or _gap(text, run[-1], after).strip() not in _HYPHENS:
+        return False
+    if parse_ordinal(after.word, language="en") is None or _is_number_word(after.word):
+        return False
+    return parse_ordinal(text[run[0].start:after.end], language="en") is not None
+
+
+def _signed(text: str, start: int, value: Decimal) -> tuple[Decimal, int]:
+    """The value negated, and its start moved, when a negative word says it ("minus 40")."""
+    said = re.search(r"([^\W\d_]+)\s+$", text[:start])
+    if said and said.group(1).lower() in _NEGATIVE_WORDS:
+        return -value, said.start()
+    return value, start
+
+
+def _one_is_a_number(text: str, start: int, end: int) -> bool:
+    """Whether a lone "one" counts: after a phrase that orders values ("more than one", "at
+    least one"), before one that closes a bound ("one or more"), or before a singular noun
+    ("one moon"); not as a pronoun ("which one is", "the one that", "one of")."""
+    before = re.findall(r"[^\W\d_]+", text[:start].lower())
+    after = re.findall(r"[^\W\d_]+", text[end:].lower())
+    if not text[end:].strip()[:1].isalpha():
+        after = []  # punctuation ends what "one" could count
+    if any(" ".join(before[-n:]) in _ORDERING_PHRASES for n in range(1, 5) if len(before) >= n):
+        return True
+    if any(" ".join(after[:n]) in _TRAILING_PHRASES for n in range(1, 5) if len(after) >= n):
+        return True
+    return bool(after) and _singular_noun(after[0])
+
+
+def _singular_noun(word: str) -> bool:
+    """Whether lemminflect knows `word` as a noun in its singular form (a plural noun after
+    "one" is the verb: "which one flows")."""
+    return word not in _FUNCTION_WORDS and word in getAllLemmas(word).get("NOUN", ())
+
+
+__all__ = ["QuantityInText", "numbers_in", "quantities_in"]
