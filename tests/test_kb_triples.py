@@ -117,6 +117,30 @@ def test_ntriples_give_the_same_kb_as_turtle(tmp_path):
     assert kb_to_data(_rdf_kb(tmp_path, ".nt", nt)) == kb_to_data(_rdf_kb(tmp_path, ".ttl", TURTLE))
 
 
+UNLABELLED = """
+<urn:lib:e:Ada_Lovelace> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <urn:lib:c:mathematician> .
+<urn:lib:e:Ada_Lovelace> <urn:lib:r:collaborated_with> <urn:lib:e:Charles_Babbage> .
+<urn:lib:e:Ada_Lovelace> <http://example.org/ns#birthYear> "1815"^^<http://www.w3.org/2001/XMLSchema#gYear> .
+<urn:lib:e:Ada_Lovelace> <http://rdf.freebase.com/ns/people.person.place_of_birth> <http://dbpedia.org/resource/Category:Londoners> .
+<urn:lib:e:Charles_Babbage> <http://example.org/ns/designed> _:engine .
+"""
+
+
+def test_unlabelled_iris_are_named_by_their_local_part_in_any_scheme(tmp_path):
+    kb = _rdf_kb(tmp_path, ".nt", UNLABELLED)
+    assert kb.relation_names == {"collaborated_with", "people.person.place_of_birth",
+                                 "designed"}
+    assert set(kb.attr_index) == {"birthYear"}
+    assert kb.concept_names() == ["mathematician"]
+    names = set(kb.names[kb.n_concepts:])
+    # a colon after the last / belongs to the name; a blank node keeps its id
+    assert {"Ada_Lovelace", "Charles_Babbage", "Category:Londoners"} < names
+    assert sum(name.startswith("_:") for name in names) == 1
+    friend = Relate(input=Find(name="Ada_Lovelace"), relation="collaborated_with",
+                    direction=Direction.FORWARD)
+    assert execute(QueryName(input=friend), kb).value == ["Charles_Babbage"]
+
+
 def test_an_rdf_syntax_error_names_the_file(tmp_path):
     with pytest.raises(KBError, match=r"kb\.ttl: RDF syntax"):
         _rdf_kb(tmp_path, ".ttl", "@prefix : <http://e/> .\n:a :b .\n")

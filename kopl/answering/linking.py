@@ -2,20 +2,21 @@
 
 A question links when it names an entity of the KB, or else a concept: by the mention linker,
 or by the concept's name, its last word, or that word's plural ("elements" for "chemical
-element").
+element"). A concept's name is read as words whatever convention wrote it (`naming.name_head`:
+``chemical_element``, ``chemistry.chemical_element``).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.frontend import Compiled
-from koplc.kopl.grounding.mentions import Linked, link
+from koplc.kopl.grounding.mentions import Linked, link, said_words, says
 from koplc.kopl.ir import FilterConcept, FindAll
 from koplc.kopl.lexicon import plural
+from koplc.kopl.naming import name_head
 
 NOTHING_LINKS = "nothing found: the question names no entity or concept of the KB"
 
@@ -61,11 +62,13 @@ def linked_or_raise(question: str, kb) -> Linked:
 def concept_starts(kb, question: str) -> list[FilterConcept]:
     """FindAll → FilterConcept for each concept the question names: its whole name, or its
     last word in the singular or plural ("elements" for "chemical element")."""
-    text = question.lower()
-    named = [c for c in kb.concept_names() if c and (
-        _said(text, c) or _said(text, c.split()[-1]) or _said(text, plural(c).split()[-1]))]
+    said = said_words(question)
+    named = [c for c in kb.concept_names() if _names_concept(said, name_head(c))]
     return [FilterConcept(input=FindAll(), concept=c) for c in sorted(set(named))]
 
 
-def _said(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)", text) is not None
+def _names_concept(said: str, head: tuple[str, ...]) -> bool:
+    if not head:
+        return False
+    last = head[-1].lower()
+    return says(said, head) or says(said, (last,)) or says(said, (plural(last),))

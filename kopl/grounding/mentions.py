@@ -1,7 +1,13 @@
 """Entity mentions: a question's KB entities and concepts, by looking up every n-gram span of
-the question by its normal form in the KB's names; no external NER. [Brackets] around a name
+the question by its spellings in the KB's names; no external NER. [Brackets] around a name
 are a hint when present, never required. The LLM and GNN front ends both link questions with
-it."""
+it.
+
+One key serves both sides: a KB name and a question's span meet when their `spellings` (normal
+forms: case, accents, underscores, hyphens and dots folded) meet, or, for a span written as an
+identifier (``o_brien``, ``hal9000``), their `joined_spellings`. A span may end in a possessive
+(``Grace_Hopper's``, ``Grace Hopper 's``), which is not part of the name.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +15,17 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from koplc.kopl.grounding.name_forms import normal_form
+from koplc.kopl.grounding.name_forms import (
+    joined_spellings,
+    spellings,
+    written_as_identifier,
+)
 from koplc.kopl.lexicon import NO_EXTRA, NOT_NAMES, ExtraWords
+from koplc.kopl.naming import name_head, name_words
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
-_POSSESSIVE = re.compile(r"['’]s$")
+_POSSESSIVE = re.compile(r"\s*['’]s$")
+_NAME_WORDS = re.compile(r"[\s_]+")
 LONGEST = 10
 
 
@@ -40,21 +52,43 @@ def plain(question: str) -> str:
     return _BRACKETS.sub(r"\1", question).strip()
 
 
+@dataclass(frozen=True)
+class NameTable:
+    """A KB's entity names by their spellings, and by their joined spellings ("Kevin Costner"
+    the person and "kevin costner" the tag share their keys)."""
+
+    spelled: dict[str, list[str]]
+    joined: dict[str, list[str]]
+
+    def names(self, span: str) -> list[str] | None:
+        """The KB names the span may be written for, None when none."""
+        for key in spellings(span):
+            if key in self.spelled:
+                return self.spelled[key]
+        if written_as_identifier(span):
+            for key in joined_spellings(span):
+                if key in self.joined:
+                    return self.joined[key]
+        return None
+
+
 @lru_cache(maxsize=4)
-def _entity_table(kb) -> dict[str, list[str]]:
-    """Normal form -> the KB's entity names with it ("Kevin Costner" the person and "kevin
-    costner" the tag share one)."""
-    table: dict[str, list[str]] = {}
+def name_table(kb) -> NameTable:
+    """The KB's entity names by their keys, built once per KB."""
+    spelled: dict[str, list[str]] = {}
+    joined: dict[str, list[str]] = {}
     for name in kb.names[kb.n_concepts:]:
         if name:
-            table.setdefault(normal_form(name), []).append(name)
-    return table
+            for key in spellings(name):
+                spelled.setdefault(key, []).append(name)
+                joined.setdefault(key.replace(" ", ""), []).append(name)
+    return NameTable(spelled, joined)
 
 
 def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
     """The entities and concepts of `kb` that the question names, longest spans first; words
     of `extra.not_names` (a dataset's, for its own KB) name nothing on their own."""
-    table = _entity_table(kb)
+    table = name_table(kb)
     text = plain(question)
     hinted = [m.group(1) for m in _BRACKETS.finditer(question)]
     words = [(m.start(), m.end()) for m in re.finditer(r"[^\s?!.]+", text)]
@@ -67,33 +101,43 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
                 continue
             start, end = words[i][0], words[i + size - 1][1]
             span = text[start:end].strip(",;:'\"’")
-            names = table.get(normal_form(span))
+            names = table.names(span)
             if names is None and _POSSESSIVE.search(span):  # "Marie Curie's discoveries"
                 span = _POSSESSIVE.sub("", span)
-                names = table.get(normal_form(span))
+                names = table.names(span)
             if names is None or not _plausible(span, lowercase, hinted, extra.not_names):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
             found.append((start, start + len(span), name))
             taken |= set(range(i, i + size))
     found.sort()
-    lower = text.lower()
-    concepts = tuple(c for c in kb.concept_names()
-                     if c and re.search(rf"(?<!\w){re.escape(c.lower())}(?!\w)", lower))
+    said = said_words(text)
+    concepts = tuple(c for c in kb.concept_names() if says(said, name_head(c)))
     return Linked(text, tuple(dict.fromkeys(n for _, _, n in found)), concepts,
                   tuple((s, e) for s, e, _ in found))
+
+
+def said_words(text: str) -> str:
+    """The text's words in lower case, space-separated and padded, for `says`."""
+    return f" {' '.join(name_words(text)).lower()} "
+
+
+def says(said: str, words: tuple[str, ...]) -> bool:
+    """Whether the `said_words` hold these words in a row (a schema name's, a phrase's)."""
+    return bool(words) and f" {' '.join(words).lower()} " in said
 
 
 def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozenset[str]
                ) -> bool:
     if hinted:
-        return any(normal_form(span) == normal_form(h) for h in hinted)
+        return any(set(spellings(span)) & set(spellings(h)) for h in hinted)
     stop = NOT_NAMES | not_names
-    content = [w for w in span.split() if w.lower() not in stop]
+    content = [w for w in _NAME_WORDS.split(span) if w and w.lower() not in stop]
     if not content:
         return False
     if len(content) >= 2:
         return True
     # one content word ("the cast" is one): a name only when written like one
     word = content[0]
-    return word[0].isupper() or word[0].isdigit() or (lowercase and len(word) > 3)
+    return (word[0].isupper() or any(c.isdigit() for c in word)
+            or (lowercase and len(word) > 3))

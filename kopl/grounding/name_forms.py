@@ -3,6 +3,11 @@
 The normal form folds the differences LLMs introduce without changing what a name means: case,
 underscores and hyphens for spaces, punctuation, a leading article, roman numerals written as
 digits. Two names with the same normal form are the same name for grounding purposes.
+
+Linking a question's words to KB names looks names up by their `spellings` (the normal form, and
+German's ASCII spelling of ä, ö, ü), and a name written as an identifier (`written_as_identifier`)
+also by its `joined_spellings`, since identifiers mark word boundaries inconsistently
+(``O'Brien``, ``o_brien``; ``HAL 9000``, ``hal9000``; ``1.FC_Koeln``, ``1. FC Köln``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from koplc.kopl.lexicon import ARTICLES, NAME_STOP_WORDS
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7",
           "viii": "8", "ix": "9", "x": "10"}
 _SEPARATORS = re.compile(r"[_\-–—/]+")
+# German writes ä, ö, ü as ae, oe, ue where only ASCII is at hand (raw identifiers, URLs).
+_GERMAN_ASCII = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
 _NOT_WORD = re.compile(r"[^\w\s]+")
 
 
@@ -45,6 +52,44 @@ def normal_form(name: str) -> str:
     if len(words) > 1 and words[0] in ARTICLES:
         words = words[1:]
     return " ".join(words)
+
+
+def spellings(name: str) -> tuple[str, ...]:
+    """The normal forms a name is linked by: its own, and its ASCII spelling's when it has
+    ä, ö or ü.
+
+    >>> spellings("Grace_HOPPER"), spellings("1. FC Köln")
+    (('grace hopper',), ('1 fc koln', '1 fc koeln'))
+    """
+    own = normal_form(name)
+    if name.isascii():
+        return (own,)
+    ascii_spelling = normal_form(unicodedata.normalize("NFC", name).translate(_GERMAN_ASCII))
+    return (own,) if ascii_spelling == own else (own, ascii_spelling)
+
+
+def joined_spellings(name: str) -> tuple[str, ...]:
+    """The `spellings` without their spaces: what an identifier is linked by.
+
+    >>> joined_spellings("O'Brien") == joined_spellings("o_brien") == ("obrien",)
+    True
+    """
+    return tuple(s.replace(" ", "") for s in spellings(name))
+
+
+def written_as_identifier(span: str) -> bool:
+    """Whether written text marks word boundaries otherwise than by spaces alone: with
+    underscores, dots, hyphens, apostrophes, digits or a capital inside a word.
+
+    >>> [written_as_identifier(s) for s in ("Grace_Hopper", "hal9000", "GraceHopper",
+    ...                                     "Grace Hopper", "every day")]
+    [True, True, True, False, False]
+    """
+    return any(not word.isalpha() or _capital_inside(word) for word in span.split())
+
+
+def _capital_inside(word: str) -> bool:
+    return any(a.islower() and b.isupper() for a, b in zip(word, word[1:], strict=False))
 
 
 def folded(name: str) -> str:

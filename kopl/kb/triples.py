@@ -14,7 +14,8 @@ in `attributes` becomes an attribute of the subject instead.
 
 RDF, a plain mapping: IRIs and blank nodes are entities (id = the IRI, ``_:b`` for blank
 nodes); ``rdf:type C`` makes C a concept and the subject its instance; ``rdfs:subClassOf``
-links concepts; ``rdfs:label`` is the name (the IRI's local name when there is none); a triple
+links concepts; ``rdfs:label`` is the name (the IRI's local name when there is none: the part
+after its last ``/`` or ``#``, or after its last ``:`` in a ``urn:``-like IRI); a triple
 with an IRI object is a relation fact stored forward on the subject and backward on the object;
 a literal object is an attribute (numbers → unitless quantities, xsd:date/dateTime → dates,
 xsd:gYear → years, anything else → strings). The relation or attribute name is the predicate's
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triple_schema import TripleSchema, neutral_schema
+from koplc.kopl.naming import local_name
 from koplc.kopl.values import QUANTITY, STRING, Value, parse_time
 
 
@@ -159,13 +161,13 @@ def rdf_to_kb(triples: list, builder: KBBuilder) -> KB:
         elif p not in (LABEL, TYPE, SUBCLASS) and not _is_literal(o) and _term(o) not in concepts:
             entities.setdefault(_term(o), [])
     for c, parents in concepts.items():
-        builder.add_concept(c, labels.get(c, _local(c)), parents)
+        builder.add_concept(c, labels.get(c, _unlabelled(c)), parents)
     for e, kinds in entities.items():
-        builder.add_entity(e, labels.get(e, _local(e)), list(dict.fromkeys(kinds)))
+        builder.add_entity(e, labels.get(e, _unlabelled(e)), list(dict.fromkeys(kinds)))
     for s, p, o in triples:
         if s not in entities or p in (LABEL, TYPE, SUBCLASS) or p in _SCHEMA_PREDICATES:
             continue
-        name = labels.get(p, _local(p))
+        name = labels.get(p, local_name(p))
         if _is_literal(o):
             builder.add_attribute(s, name, _literal_value(o))
             continue
@@ -180,8 +182,9 @@ def _is_literal(term) -> bool:
     return type(term).__name__ == "Literal"
 
 
-def _local(iri: str) -> str:
-    return iri.rstrip("/#").rsplit("#", 1)[-1].rsplit("/", 1)[-1] or iri
+def _unlabelled(term: str) -> str:
+    """The name of a node without a label: its IRI's local name, a blank node's id."""
+    return term if term.startswith("_:") else local_name(term)
 
 
 def _literal_value(literal) -> Value:
