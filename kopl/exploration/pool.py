@@ -36,7 +36,7 @@ from koplc.kopl.user_cache import derived_path
 
 FORMAT = 1
 # The way pools are explored; a cached pool explored another way is explored again.
-EXPLORER = 2
+EXPLORER = 3  # 3: schema names read in any naming convention (koplc.kopl.naming)
 CANONICAL = "canonical"
 
 

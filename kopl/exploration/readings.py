@@ -23,6 +23,7 @@ from koplc.kopl.lexicon import (
     TIME_COMPARATOR_READINGS,
     simple_past,
 )
+from koplc.kopl.naming import name_phrase
 from koplc.kopl.types import Type
 
 # A reading function is called with a node of the op that `READINGS` files it under, so its
@@ -40,12 +41,12 @@ class Reading:
 
 
 def words(name: str) -> str:
-    """A schema name as words: underscores and dots become spaces.
+    """A schema name as words, in any naming convention (koplc.kopl.naming).
 
-    >>> words("location.location.contains")
-    'location location contains'
+    >>> words("location.location.contains"), words("birthPlace")
+    ('location location contains', 'birth place')
     """
-    return " ".join(name.replace("_", " ").replace(".", " ").split())
+    return name_phrase(name) or name
 
 
 def _active(relation: str) -> str | None:
