@@ -21,12 +21,7 @@ KINDS = {"name 1-hop", "name 2-hop", "name 3-hop", "count", "attribute", "filter
          "and", "verify", "select between", "select among", "raw identifier", "absent"}
 
 # Known disagreements between koplc and the gold, each a strict xfail (it must keep failing).
-KNOWN = {
-    "How many aircraft are in the fleet data?":
-        "the triple schema names one subject concept for every subject, so the airlines that "
-        "are subjects of flies_to/departs_from are typed 'aircraft' too and "
-        "FilterConcept(FindAll(), 'aircraft') counts them",
-}
+KNOWN: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

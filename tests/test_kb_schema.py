@@ -137,3 +137,17 @@ def test_a_value_that_is_also_a_subject_keeps_the_relation():
     schema = neutral_schema([("Heat", "sequel", "2001"), ("2001", "directed_by", "Kubrick")])
     assert schema.attributes == {}
     assert schema.object_concepts == {"sequel": NEUTRAL_CONCEPT, "directed_by": NEUTRAL_CONCEPT}
+
+
+def test_subject_concepts_type_the_subjects_of_the_relations_they_name(tmp_path):
+    path = tmp_path / "fleet.txt"
+    path.write_text("N1|operated_by|Blue Air\nBlue Air|flies_to|Gate City\nN1|seats|180\n")
+    schema = TripleSchema.from_json(json.dumps({
+        "subject_concept": "aircraft", "object_concepts": {"operated_by": "airline",
+                                                           "flies_to": "airport"},
+        "subject_concepts": {"flies_to": "airline"}, "attributes": {"seats": "quantity"}}))
+    kb = api.load_kb(path, schema=schema)
+    aircraft = execute(QueryName(input=FilterConcept(input=FindAll(), concept="aircraft")), kb)
+    airlines = execute(QueryName(input=FilterConcept(input=FindAll(), concept="airline")), kb)
+    assert aircraft.value == ["N1"] and airlines.value == ["Blue Air"]
+    assert TripleSchema.from_json(schema.to_json()) == schema

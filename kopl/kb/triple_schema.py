@@ -6,7 +6,11 @@ only when named. A JSON file in `TripleSchema`'s own form (`read_schema`)::
 
     {"subject_concept": "movie",
      "object_concepts": {"directed_by": "person"},
+     "subject_concepts": {"member_of": "person"},
      "attributes": {"release_year": "year"}}
+
+(`subject_concepts`, optional: the concept of the subjects of the relations it names, when they
+are not `subject_concept`'s.)
 
 Or, when none is named, the neutral schema read from the triples alone (`neutral_schema`): every
 subject and every object is an entity of the one concept ``entity``; a relation becomes an
@@ -43,6 +47,11 @@ class TripleSchema:
     subject_concept: str
     object_concepts: dict[str, str] = field(default_factory=dict)
     attributes: dict[str, str] = field(default_factory=dict)
+    subject_concepts: dict[str, str] = field(default_factory=dict)
+
+    def subject_of(self, relation: str) -> str:
+        """The concept of `relation`'s subjects."""
+        return self.subject_concepts.get(relation, self.subject_concept)
 
     @classmethod
     def from_json(cls, text: str) -> TripleSchema:
@@ -52,7 +61,9 @@ class TripleSchema:
         if not isinstance(data, dict) or not isinstance(data.get("subject_concept"), str):
             raise ValueError('expected an object with "subject_concept" (a concept name)')
         objects, attributes = data.get("object_concepts", {}), data.get("attributes", {})
-        for key, table in (("object_concepts", objects), ("attributes", attributes)):
+        subjects = data.get("subject_concepts", {})
+        for key, table in (("object_concepts", objects), ("attributes", attributes),
+                           ("subject_concepts", subjects)):
             if not isinstance(table, dict) or not all(
                     isinstance(v, str) for v in table.values()):
                 raise ValueError(f'"{key}" must map relation names to strings')
@@ -60,16 +71,20 @@ class TripleSchema:
         if unknown:
             raise ValueError(f'"attributes": unknown value type {unknown[0]!r}; '
                              f"use one of {', '.join(TYPES)}")
-        return cls(data["subject_concept"], dict(objects), dict(attributes))
+        return cls(data["subject_concept"], dict(objects), dict(attributes), dict(subjects))
 
     def to_json(self) -> str:
-        return json.dumps({"subject_concept": self.subject_concept,
-                           "object_concepts": self.object_concepts,
-                           "attributes": self.attributes}, sort_keys=True)
+        data = {"subject_concept": self.subject_concept, "object_concepts": self.object_concepts,
+                "attributes": self.attributes}
+        if self.subject_concepts:  # absent when unused, so older schemas keep their caches
+            data["subject_concepts"] = self.subject_concepts
+        return json.dumps(data, sort_keys=True)
 
     def concepts(self) -> list[str]:
-        """Concept names in id order: the subjects' concept, then objects' in first mention."""
-        return list(dict.fromkeys([self.subject_concept, *self.object_concepts.values()]))
+        """Concept names in id order: the subjects' concept, then the objects' and the other
+        subjects' in first mention."""
+        return list(dict.fromkeys([self.subject_concept, *self.object_concepts.values(),
+                                   *self.subject_concepts.values()]))
 
 
 def dataset_schemas() -> dict[str, TripleSchema]:

@@ -70,7 +70,7 @@ def triples_to_kb(triples: list[list[str]], schema: TripleSchema | None,
         builder.add_concept(concept_id(name), name, [])
     member: dict[str, set[str]] = {}
     for s, r, o in triples:
-        member.setdefault(s, set()).add(schema.subject_concept)
+        member.setdefault(s, set()).add(schema.subject_of(r))
         if r in schema.attributes:
             continue
         objects = member.setdefault(o, set())
