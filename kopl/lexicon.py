@@ -228,6 +228,20 @@ def simple_past(participle: str) -> str | None:
     return participle if participle.endswith("ed") else None
 
 
+def singular(noun: str) -> str:
+    """A noun phrase with its last word in the singular (lemminflect's noun lemma), its case
+    kept; the phrase itself when that word is no plural.
+
+    >>> singular("Gungans"), singular("chemical elements"), singular("species"), singular("data")
+    ('Gungan', 'chemical element', 'species', 'data')
+    """
+    from lemminflect import getLemma
+
+    head, space, last = noun.rpartition(" ")
+    lemmas = getLemma(last, upos="NOUN") if last[-1:].lower() == "s" else ()
+    return f"{head}{space}{lemmas[0]}" if lemmas and lemmas[0] else noun
+
+
 def plural(noun: str) -> str:
     """A noun phrase in the plural, by English spelling rules.
 

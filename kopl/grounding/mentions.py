@@ -20,7 +20,7 @@ from koplc.kopl.grounding.name_forms import (
     spellings,
     written_as_identifier,
 )
-from koplc.kopl.lexicon import NO_EXTRA, NOT_NAMES, ExtraWords
+from koplc.kopl.lexicon import NO_EXTRA, NOT_NAMES, ExtraWords, singular
 from koplc.kopl.naming import name_head, name_words
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
@@ -105,6 +105,8 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             if names is None and _POSSESSIVE.search(span):  # "Marie Curie's discoveries"
                 span = _POSSESSIVE.sub("", span)
                 names = table.names(span)
+            if names is None and singular(span) != span:  # "the Gungans": a name, plural
+                names = table.names(singular(span))
             if names is None or not _plausible(span, lowercase, hinted, extra.not_names):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
