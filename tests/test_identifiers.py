@@ -114,3 +114,16 @@ def test_a_concept_named_as_an_identifier_is_said_in_words(kb):
         "sports.football_club",)
     starts = concept_starts(kb, "list the football clubs")
     assert [s.concept for s in starts] == ["sports.football_club"]
+
+
+@pytest.mark.parametrize(("question", "entities"), [
+    # the one name to start with the word, as people shorten names
+    ("Who coaches Borussia?", ("Borussia Mönchengladbach",)),
+    ("What did Sinéad sing?", ("Sinéad O'Connor",)),
+    # a lower-case word, or a word inside a name rather than at its start, names nothing
+    ("Who coaches borussia?", ()),
+    ("Who coaches Fc?", ()),
+])
+def test_a_name_is_linked_by_its_leading_words_when_no_other_name_starts_so(
+        kb, question, entities):
+    assert link_question(question, kb).entities == entities

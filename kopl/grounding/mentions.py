@@ -55,10 +55,21 @@ def plain(question: str) -> str:
 @dataclass(frozen=True)
 class NameTable:
     """A KB's entity names by their spellings, and by their joined spellings ("Kevin Costner"
-    the person and "kevin costner" the tag share their keys)."""
+    the person and "kevin costner" the tag share their keys); `leading`: by the spellings of
+    their leading words, for names that are the only one to start so ("Delta" for "Delta Air
+    Lines Inc.")."""
 
     spelled: dict[str, list[str]]
     joined: dict[str, list[str]]
+    leading: dict[str, list[str]]
+
+    def led_by(self, span: str) -> str | None:
+        """The one KB name that starts with the span's words and is no name itself, if one."""
+        for key in spellings(span):
+            names = self.leading.get(key, ())
+            if len(set(names)) == 1 and key not in self.spelled:
+                return names[0]
+        return None
 
     def names(self, span: str) -> list[str] | None:
         """The KB names the span may be written for, None when none."""
@@ -77,12 +88,16 @@ def name_table(kb) -> NameTable:
     """The KB's entity names by their keys, built once per KB."""
     spelled: dict[str, list[str]] = {}
     joined: dict[str, list[str]] = {}
+    leading: dict[str, list[str]] = {}
     for name in kb.names[kb.n_concepts:]:
         if name:
             for key in spellings(name):
                 spelled.setdefault(key, []).append(name)
                 joined.setdefault(key.replace(" ", ""), []).append(name)
-    return NameTable(spelled, joined)
+                words = key.split()
+                for size in range(1, len(words)):
+                    leading.setdefault(" ".join(words[:size]), []).append(name)
+    return NameTable(spelled, joined, leading)
 
 
 def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
@@ -107,6 +122,9 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
                 names = table.names(span)
             if names is None and singular(span) != span:  # "the Gungans": a name, plural
                 names = table.names(singular(span))
+            if names is None and span[:1].isupper():  # "Delta" for "Delta Air Lines Inc."
+                led = table.led_by(span)
+                names = [led] if led is not None else None
             if names is None or not _plausible(span, lowercase, hinted, extra.not_names):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
