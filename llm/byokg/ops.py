@@ -118,15 +118,27 @@ def _quantity(number: str, unit: str) -> str:
     return f"{number} {unit}" if unit and unit != "1" else number
 
 
+def _unit_of(said: str, usual: str) -> str:
+    """The unit a stated number is in: the one said with it when it converts to the key's
+    `usual` unit ("1,000 days" for a half-life in years), else the usual one."""
+    from koplc.kopl.units import factor
+
+    if said and usual and usual != "1" and factor(said, usual) is not None:
+        return said
+    return usual
+
+
 def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues
             ) -> Iterator[tuple[str, str]]:
     """The (value, comparator) pairs the question states for a key of `kind`: a number in the
     key's usual unit for a quantity, a year for a date, each with the comparators its words
-    give; a string value of the key that the question says as a word (compared by "=")."""
+    give (in the unit said with it where that converts to the key's); a string value of the
+    key that the question says as a word (compared by "=")."""
     if kind == "quantity":
-        for number in cue.numbers:
+        for number, said in zip(cue.numbers, cue.units or ("",) * len(cue.numbers),
+                                strict=True):
             for comparator in cue.comparators:
-                yield _quantity(number, unit), comparator
+                yield _quantity(number, _unit_of(said, unit)), comparator
     elif kind == "date":
         for number in (n for n in cue.numbers if re.fullmatch(r"\d{3,4}", n)):
             for comparator in cue.comparators:

@@ -27,7 +27,7 @@ from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import timed
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execution.executor import DEFAULT, execute
+from koplc.kopl.execution.executor import ExecOptions, execute
 from koplc.kopl.execution.judge import find_names, only_own
 from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.frontend import Compiled, Provenance, Settings
@@ -163,11 +163,16 @@ def _text(node: Node) -> str:
     return calls_of(steps_syntax.print_program(node))
 
 
+# A key's values may be in several units (half-lives in seconds and in years), and people
+# state values in any unit: quantities compare after conversion.
+CONVERTING = ExecOptions(unit_conversion=True)
+
+
 def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
     """The answers of `node` when it runs to something beyond the question's own entities
     (None otherwise)."""
     try:
-        answer = tuple(str(v) for v in execute(node, kb, DEFAULT).items())
+        answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
     except KoplcError:
         return None
     if not answer or only_own(node, answer, topics) or (node.op == "Count" and answer == ("0",)):
@@ -190,7 +195,7 @@ def concept_noun(kb, node: Node, sample: int = 100) -> str | None:
     `sample` entities `node` gives, when it holds at least half (None for values, or no such
     concept)."""
     try:
-        answer = execute(node, kb, DEFAULT)
+        answer = execute(node, kb, CONVERTING)
     except KoplcError:
         return None
     ids = list(answer.entity_ids or ())[:sample] if answer.is_entities else []
