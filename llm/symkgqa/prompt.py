@@ -1,5 +1,15 @@
 """SymKGQA prompts: instructions, a function catalogue from the op registry, the KB's schema,
-demonstrations, and the question annotated with its entities and concepts."""
+demonstrations, and the question annotated with its entities and concepts.
+
+A prompt is a fixed prefix, the same for every question about a KB (its KV state is kept,
+llm/lm/kept_prefix.py), then the question's own part. A KB's schema is in the prefix when all
+of it fits a quarter of the LM's context; otherwise each question gets the slice of it that it
+most likely needs (schema_slice.py), after the demonstrations, a blank line before the
+question. Not in the prefix, so that the prefix stays fixed; after the demonstrations, so that
+questions with the same demonstrations share everything before their slice in the states kept
+between prompts (llm/lm/speculative.py); a blank line before the question, because right after
+a question annotated with "Concepts: ..." the model copies what followed the schema's own
+Concepts line, and would write a new question instead of a program."""
 
 from __future__ import annotations
 
@@ -10,14 +20,25 @@ from koplc.kopl.registry import OpInfo
 from koplc.kopl.types import Type
 from koplc.llm.symkgqa.catalogue import catalogue, ops_for_kb
 from koplc.llm.symkgqa.demos import Demo
+from koplc.llm.symkgqa.schema_slice import (
+    ANSWER_ROOM,
+    DEFAULT_CONTEXT,
+    SchemaSlicer,
+    context_of,
+    fits,
+    schema_budget,
+    token_estimate,
+    whole_schema,
+)
 
 _ANSWERS = {Type.NAMES: "names", Type.COUNT: "how many", Type.VALUES: "an attribute's value",
             Type.QUALIFIER_VALUES: "a qualifier's value", Type.BOOLEAN: "yes or no",
             Type.RELATIONS: "how two things are related"}
 
 
-def instructions(ops: list[OpInfo]) -> str:
-    """The prompt's instructions, written from the ops a KB can use (as the catalogue is).
+def instructions(ops: list[OpInfo], sliced: bool = False) -> str:
+    """The prompt's instructions, written from the ops a KB can use (as the catalogue is);
+    `sliced` when each question shows its own part of the schema.
 
     >>> from koplc.kopl.registry import OPS
     >>> "Count for how many" in instructions([OPS["Find"], OPS["Count"]])
@@ -41,28 +62,35 @@ def instructions(ops: list[OpInfo]) -> str:
     if finals:
         kinds = ", ".join(f"{' or '.join(ops_)} for {kind}" for kind, ops_ in finals.items())
         text += f" Finish with a function that gives the kind of answer asked for ({kinds})."
-    return text + (" Use only the functions below and only the relation and attribute names "
-                   "of this knowledge base.\n")
+    text += (" Use only the functions below and only the relation and attribute names of this "
+             "knowledge base")
+    if sliced:
+        text += "; those a question may need are listed just before it"
+    return text + ".\n"
 
 
 @dataclass(frozen=True)
 class PromptBuilder:
-    """Builds prompts for one KB; `prefix` is the same for every question (kept evaluated)."""
+    """Builds prompts for one KB; `prefix` is the same for every question (kept evaluated).
+    `slicer` is None when the whole schema is in the prefix; else it picks each question's
+    part of the schema, within what the `context` (in tokens) leaves."""
 
     prefix: str
+    slicer: SchemaSlicer | None = None
+    context: int = DEFAULT_CONTEXT
 
     @classmethod
-    def for_kb(cls, kb) -> PromptBuilder:
-        """The fixed part: instructions, the catalogue of the ops `kb` can use, its schema."""
-        parts = [instructions(ops_for_kb(kb)), "Functions (inputs; arguments -> output):",
-                 catalogue(ops_for_kb(kb)), ""]
-        relations = sorted(kb.relation_names)
-        if relations:
-            parts.append("Relations: " + ", ".join(relations))
-        concepts = kb.concept_names()
-        if concepts:
-            parts.append("Concepts: " + ", ".join(concepts))
-        return cls("\n".join(parts) + "\n\n")
+    def for_kb(cls, kb, lm=None) -> PromptBuilder:
+        """The fixed part: instructions, the catalogue of the ops `kb` can use, and its schema
+        when it fits the context of `lm` (by default the embedded model's)."""
+        ops, context = ops_for_kb(kb), context_of(lm)
+        schema = whole_schema(kb)
+        sliced = not fits(schema, context)
+        parts = [instructions(ops, sliced), "Functions (inputs; arguments -> output):",
+                 catalogue(ops), ""]
+        if sliced:
+            return cls("\n".join(parts) + "\n", SchemaSlicer(kb), context)
+        return cls("\n".join(parts + schema.lines()) + "\n\n", None, context)
 
     def build(self, linked: Linked, demos: list[Demo]) -> str:
         """The whole prompt for a question; the model continues with its steps."""
@@ -70,4 +98,18 @@ class PromptBuilder:
         annotation = f"Entities: {', '.join(linked.entities)}"
         if linked.concepts:
             annotation += f"\nConcepts: {', '.join(linked.concepts)}"
-        return f"{self.prefix}{shots}\n\nQuestion: {linked.question}\n{annotation}\n"
+        question = f"Question: {linked.question}\n{annotation}\n"
+        schema = self.schema(linked, demos, shots + question)
+        if schema:
+            question = f"{schema}\n{question}"
+        return f"{self.prefix}{shots}\n\n{question}"
+
+    def schema(self, linked: Linked, demos: list[Demo], rest: str = "") -> str:
+        """The schema lines shown with the question ("" when the prefix holds the schema):
+        the slice that fits a quarter of the context, or less when the prefix, `rest` (the
+        demonstrations and the question) and room for the answer leave less."""
+        if self.slicer is None:
+            return ""
+        left = self.context - token_estimate(self.prefix + rest) - ANSWER_ROOM
+        budget = min(schema_budget(self.context), left)
+        return self.slicer.slice(linked, demos, budget).text()
