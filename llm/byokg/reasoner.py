@@ -50,6 +50,7 @@ from koplc.llm.byokg import fit
 from koplc.llm.byokg.ops import (
     Cues,
     answer_kind,
+    constraints,
     cues,
     filters,
     finishers,
@@ -68,7 +69,7 @@ class ByokgOptions:
     embedded model's rescoring never righted a program the fit ranked wrong and wronged 4 of
     the first 100 at 3 hops (README), but a stronger LM (`--lm URL`) may do better. `demos` is
     "retrieved", "random" or "none" (zero-shot): the rerank's prompt's demonstrations.
-    `coverage`, `type_weight`, `order_weight` and `hop_cost` weigh the word-level terms of a
+    `coverage`, `type_weight`, `order_weight`, `hop_cost` and `entity_cost` weigh the word-level terms of a
     program's fit (Reasoner.nearness); below `min_fit` for every program, the question is
     taken to ask for something the KB lacks (set on dev: every periodic-table and example-KB
     question fits at 1.38 or more, and all 900 MetaQA ones at 1.21 or more; 9 of the 14
@@ -86,6 +87,7 @@ class ByokgOptions:
     hop_cost: float = 0.06
     order_weight: float = 0.06
     min_fit: float = 1.2
+    entity_cost: float = 0.3
     demos: str = "retrieved"
     n_demos: int = 4
     seed: int = 0
@@ -226,7 +228,7 @@ class Reasoner:
 
         self.kb, self.lm, self.options = kb, lm, options
         self.words = lexicon_for(kb)  # a dataset's words, for its own KB
-        self.builder = PromptBuilder.for_kb(kb)
+        self.builder = PromptBuilder.for_kb(kb, lm)
         self.pool = demos
         self.selector = DemoSelector(demos) if demos and options.demos == "retrieved" else None
         # Readings are masked, so the same shapes recur from question to question.
@@ -312,12 +314,16 @@ class Reasoner:
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
 
     def _pairs(self, linked: Linked, cue: Cues, question: Asked) -> list[Candidate]:
-        """The finished programs over two named entities (their relation, and which has the
-        greater quantity when the question compares), with their nearness."""
-        found = []
+        """The finished programs over two named entities (their relation, which has the
+        greater quantity when the question compares, what both constrain), with their
+        nearness."""
+        found, topics = [], set(linked.entities)
         for a, b in permutations(linked.entities[:3], 2):
-            for node in pair_ops(Find(name=a), Find(name=b), self.kb, cue):
-                answer = admissible(node, self.kb, set())
+            made = [(node, set()) for node in pair_ops(Find(name=a), Find(name=b), self.kb, cue)]
+            if a < b:  # And is symmetric: one order of the two names
+                made += [(node, topics) for node in constraints(a, b, self.kb, cue)]
+            for node, own in made:
+                answer = admissible(node, self.kb, own)
                 if answer is not None:
                     found.append(Candidate(node, _text(node), answer, True))
         if not found:
@@ -342,14 +348,16 @@ class Reasoner:
         its masked canonical question with the masked question, plus `coverage`
         times the word-level coverage, `order_weight` times the word order's agreement and
         `type_weight` times the answer type's match, less `hop_cost` for each relation
-        followed."""
+        followed and `entity_cost` for each entity of the question it leaves out."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
                                         self.words)
+            unused = len(set(question.linked.entities) - set(find_names(node)))
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
+                     - opts.entity_cost * unused
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
             returned = fit.answer_type(node if node.op in FINISHING else QueryName(input=node),

@@ -113,7 +113,7 @@ class Compiler:
 
         self.kb, self.lm, self.options = kb, lm, options or CompileOptions()
         self.indexes = indexes or Indexes.for_kb(kb, kb_path, None)
-        self.builder = PromptBuilder.for_kb(kb)
+        self.builder = PromptBuilder.for_kb(kb, lm)
         self.grammar = grammar_for(ops_for_kb(kb))
         self.selector = DemoSelector(pool) if pool else None
         self.chooser = LMChooser(lm)
