@@ -12,16 +12,33 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from koplc.kopl.exploration.readings import words
 from koplc.kopl.ir import (
+    And,
+    Count,
     FilterStr,
+    Find,
     Node,
     QueryAttr,
+    QueryAttrQualifier,
+    QueryAttrUnderCondition,
+    QueryName,
     QueryRelation,
+    QueryRelationQualifier,
+    Relate,
     SelectAmong,
     SelectBetween,
     VerifyStr,
 )
-from koplc.kopl.lexicon import COMPARATIVES, RELATEDNESS, SUPERLATIVES, is_yes_no
+from koplc.kopl.lexicon import (
+    COMPARATIVES,
+    RELATEDNESS,
+    SUPERLATIVES,
+    asks_how_many,
+    is_yes_no,
+    plural,
+    singular,
+)
 from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.registry import op_for, ops_of
 from koplc.kopl.types import AmongOp, Comparator
@@ -47,6 +64,7 @@ class Cues:
     text: str
     units: tuple[str, ...] = ()
     """The unit said with each of `numbers`, as written ("" where none is)."""
+    how_many: bool = False
 
     @property
     def comparators(self) -> tuple[str, ...]:
@@ -70,7 +88,8 @@ def cues(question: str) -> Cues:
     said = quantities_in(question)
     return Cues(is_yes_no(question), has(_RELATED),
                 has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
-                tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said))
+                tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
+                asks_how_many(question))
 
 
 def _said(text: str, phrase: str) -> bool:
@@ -108,10 +127,15 @@ def answer_kind(cue: Cues, candidates: list, op_of) -> list:
     return kept or candidates
 
 
-def unit_said(kb, key: str, question: str) -> bool:
-    """Whether the question says the usual unit of `key` ("how many kelvin")."""
-    unit = _key_facts(kb).get(key, ("", "", None))[1]
-    return bool(unit) and unit != "1" and _said(question.lower(), unit)
+def measure_said(kb, key: str, question: str) -> bool:
+    """Whether a how-many question asks for `key`'s value: it says the key's usual unit ("how
+    many kelvin") or the key itself, in the singular or the plural ("how many seats")."""
+    unit, text = _key_facts(kb).get(key, ("", "", None))[1], question.lower()
+    if unit and unit != "1" and _said(text, unit):
+        return True
+    phrase = words(key).lower()
+    return kb.key_type.get(key) == "quantity" and any(
+        _said(text, form) for form in {phrase, singular(phrase), plural(phrase)})
 
 
 def _quantity(number: str, unit: str) -> str:
@@ -197,4 +221,97 @@ def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
                     yield SelectBetween(left=left, right=right, key=key, comparator=comparator)
 
 
-__all__ = ["Cues", "answer_kind", "cues", "filters", "finishers", "pair_ops", "unit_said"]
+@lru_cache(maxsize=8)
+def _qualifier_facts(kb) -> tuple[dict[str, tuple[str, str, frozenset[str]]],
+                                  dict[str, frozenset[str]]]:
+    """Per qualifier key: its type, most common unit and string values; and per relation,
+    the qualifier keys its facts carry."""
+    units: dict[str, Counter] = {}
+    strings: dict[str, set[str]] = {}
+    by_relation: dict[str, set[str]] = {}
+    seen: set[str] = set()
+    for node in kb.all_nodes:
+        for fact in (*kb.attributes[node], *kb.relations[node]):
+            for qkey, values in fact[-1].items():
+                seen.add(qkey)
+                if len(fact) == 5:
+                    by_relation.setdefault(fact[1], set()).add(qkey)
+                for value in values:
+                    if value.type == "quantity":
+                        units.setdefault(qkey, Counter())[value.unit] += 1
+                    elif value.type == "string":
+                        strings.setdefault(qkey, set()).add(str(value.value))
+    keys = {qkey: (kb.key_type.get(qkey, ""),
+                   units[qkey].most_common(1)[0][0] if qkey in units else "",
+                   frozenset(strings.get(qkey, ()))) for qkey in seen}
+    return keys, {r: frozenset(q) for r, q in by_relation.items()}
+
+
+def qualifier_filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
+    """The QFilters of a relation's facts (`node` a Relate) by a value the question states for
+    one of the qualifier keys those facts carry ("isotopes discovered in 1929")."""
+    keys, by_relation = _qualifier_facts(kb)
+    if node.op != "Relate" or not keys:
+        return
+    for qkey in sorted(by_relation.get(node.relation, ())):
+        kind, unit, strings = keys[qkey]
+        for value, comparator in _stated(kind, unit, strings, cue):
+            family = "qfilter"
+            yield (op_for(family, "string")(input=node, qkey=qkey, qvalue=value)
+                   if kind == "string" else
+                   op_for(family, YEAR if kind == DATE else kind)(
+                       input=node, qkey=qkey, qvalue=value, comparator=comparator))
+
+
+def qualifier_queries(node: Node, kb, cue: Cues) -> Iterator[Node]:
+    """What the qualifiers of one named entity's attribute facts answer: a qualifier's value
+    (QueryAttrQualifier), and an attribute's value under a qualifier value the question says
+    (QueryAttrUnderCondition: "potassium-40's branching ratio for beta-minus decay")."""
+    if node.op != "Find" or not _qualifier_facts(kb)[0]:
+        return
+    for entity in kb.name_to_nodes.get(node.name, ()):
+        for key, value, qualifiers in kb.attributes[entity]:
+            for qkey, qvalues in sorted(qualifiers.items()):
+                yield QueryAttrQualifier(input=node, key=key, value=str(value), qkey=qkey)
+                for qvalue in qvalues:
+                    if qvalue.type == "string" and _said(cue.text, str(qvalue.value)):
+                        yield QueryAttrUnderCondition(input=node, key=key, qkey=qkey,
+                                                      qvalue=str(qvalue.value))
+
+
+def relation_qualifiers(left: Node, right: Node, kb) -> Iterator[Node]:
+    """The qualifier values of the facts between two named entities (QueryRelationQualifier:
+    "the natural abundance of chlorine-35 in chlorine")."""
+    if not _qualifier_facts(kb)[0] or left.op != "Find" or right.op != "Find":
+        return
+    rights = set(kb.name_to_nodes.get(right.name, ()))
+    seen = set()
+    for entity in kb.name_to_nodes.get(left.name, ()):
+        for _, relation, _, obj, qualifiers in kb.relations[entity]:
+            for qkey in qualifiers:
+                if obj in rights and (relation, qkey) not in seen:
+                    seen.add((relation, qkey))
+                    yield QueryRelationQualifier(left=left, right=right, relation=relation,
+                                                 qkey=qkey)
+
+
+def links_of(kb, name: str) -> list[tuple[str, str]]:
+    """The (relation, direction) pairs the entities called `name` have facts by."""
+    return sorted({(relation, direction) for node in kb.name_to_nodes.get(name, ())
+                   for _, relation, direction, _, _ in kb.relations[node]})
+
+
+def constraints(left: str, right: str, kb, cue: Cues) -> Iterator[Node]:
+    """What two named entities constrain together, one relation from each ("which humans are
+    from Tatooine": the members of Human's species that have Tatooine as homeworld): the
+    names of the entities both lead to, or their number when the question asks how many."""
+    for r1, d1 in links_of(kb, left):
+        for r2, d2 in links_of(kb, right):
+            both = And(left=Relate(input=Find(name=left), relation=r1, direction=d1),
+                       right=Relate(input=Find(name=right), relation=r2, direction=d2))
+            yield Count(input=both) if cue.how_many else QueryName(input=both)
+
+
+__all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "links_of",
+           "measure_said", "pair_ops", "qualifier_filters", "qualifier_queries",
+           "relation_qualifiers"]

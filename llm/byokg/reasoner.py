@@ -54,8 +54,11 @@ from koplc.llm.byokg.ops import (
     cues,
     filters,
     finishers,
+    measure_said,
     pair_ops,
-    unit_said,
+    qualifier_filters,
+    qualifier_queries,
+    relation_qualifiers,
 )
 from koplc.llm.lm.scoring import inverse_consistency
 from koplc.llm.symkgqa.demos import Demo, DemoSelector, calls_of
@@ -114,8 +117,9 @@ FINISHING = frozenset(name for name, op in OPS.items() if not op.output.fits(Typ
 def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = None
                ) -> Iterator[Node]:
     """Every one-op extension of an entity-set program: a relation either way, a concept the
-    question names, a filter by a value it states, or a finishing op (names, count, an
-    attribute; with `cue`, a superlative's SelectAmong and a yes/no question's Verify)."""
+    question names, a filter by a value it states (of an attribute, or of a qualifier of the
+    facts just followed), or a finishing op (names, count, an attribute, a qualifier's value;
+    with `cue`, a superlative's SelectAmong and a yes/no question's Verify)."""
     for relation in sorted(kb.relation_names):
         for direction in ("forward", "backward"):
             yield Relate(input=node, relation=relation, direction=direction)
@@ -123,18 +127,20 @@ def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = Non
         yield FilterConcept(input=node, concept=concept)
     if cue is not None:
         yield from filters(node, kb, cue)
+        yield from qualifier_filters(node, kb, cue)
     yield QueryName(input=node)
     yield Count(input=node)
     for key in sorted(kb.attr_index):
         yield QueryAttr(input=node, key=key)
     if cue is not None:
         yield from finishers(node, kb, cue)
+        yield from qualifier_queries(node, kb, cue)
 
 
 def fits(node: Node, counts: bool, kb, question: str) -> bool:
     """Whether `node` may be tried: Count only when the question asks how many, and not of a
     named entity alone (that is one); on a how-many question, an attribute only when the
-    question says its unit ("how many kelvin"); no filter by a value of a named entity alone
+    question says its unit or its name ("how many kelvin", "how many seats"); no filter by a value of a named entity alone
     (that is a Verify in disguise: "is the density of Gold above 19" read as the group of Gold
     whose density is above 19; a concept may still pick among entities of one name, "the element
     ENT"), nor a filter right after the same one, nor a relation followed there, back and there
@@ -144,7 +150,7 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     if node.op.startswith("Filter") and node.op != "FilterConcept" and node.input.op == "Find":
         return False
     if node.op == "QueryAttr" and counts:
-        return unit_said(kb, node.key, question)
+        return measure_said(kb, node.key, question)
     if node.op == "Relate" and _bounces(node):
         return False
     if node.op.startswith("Filter") and node.input.op == node.op:
@@ -319,7 +325,9 @@ class Reasoner:
         nearness."""
         found, topics = [], set(linked.entities)
         for a, b in permutations(linked.entities[:3], 2):
-            made = [(node, set()) for node in pair_ops(Find(name=a), Find(name=b), self.kb, cue)]
+            made = [(node, set()) for node in (
+                *pair_ops(Find(name=a), Find(name=b), self.kb, cue),
+                *relation_qualifiers(Find(name=a), Find(name=b), self.kb))]
             if a < b:  # And is symmetric: one order of the two names
                 made += [(node, topics) for node in constraints(a, b, self.kb, cue)]
             for node, own in made:
