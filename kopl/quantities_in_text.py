@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 
-from lemminflect import getAllLemmas  # type: ignore[import-untyped]
+from lemminflect import getAllLemmas
 from number_parser import parse_number, parse_ordinal  # type: ignore[import-untyped]
 from number_parser.parser import LanguageData  # type: ignore[import-untyped]
 

@@ -66,7 +66,7 @@ class NameTable:
     def led_by(self, span: str) -> str | None:
         """The one KB name that starts with the span's words and is no name itself, if one."""
         for key in spellings(span):
-            names = self.leading.get(key, ())
+            names = self.leading.get(key, [])
             if len(set(names)) == 1 and key not in self.spelled:
                 return names[0]
         return None
