@@ -24,7 +24,7 @@ def local_name(iri: str) -> str:
     last ``:`` in an IRI with neither (``urn:``); the whole IRI when that part is empty.
 
     A colon after the last ``/`` of a hierarchical IRI belongs to the name
-    (``…/resource/Category:Films``), so it is not a cut there.
+    (``…/resource/Category:Novels``), so it is not a cut there.
 
     >>> local_name("urn:kb:r:plays_in_club"), local_name("http://x.org/ns#birthPlace")
     ('plays_in_club', 'birthPlace')
@@ -76,8 +76,8 @@ def name_head(name: str) -> tuple[str, ...]:
 def name_phrase(name: str) -> str:
     """A schema name's words as one phrase.
 
-    >>> name_phrase("__film__film__directed_by"), name_phrase("hasGenre")
-    ('film film directed by', 'has genre')
+    >>> name_phrase("__book__book__written_by"), name_phrase("hasGenre")
+    ('book book written by', 'has genre')
     """
     return " ".join(name_words(name))
 

@@ -139,8 +139,8 @@ def test_the_development_kbs_show_their_whole_schema_in_the_prefix(path):
 def test_names_split_into_words():
     assert name_words("glacierFlowsInto") == ("glacier", "flows", "into")
     assert name_words("geo.glacier.flows_into") == ("geo", "glacier", "flows", "into")
-    assert name_words("ns:film.film/directed_by#label") == (
-        "ns", "film", "film", "directed", "label")
+    assert name_words("ns:music.album/released_by#label") == (
+        "ns", "music", "album", "released", "label")
 
 
 def test_a_large_schema_is_sliced_per_question_after_a_fixed_prefix(large_kb):

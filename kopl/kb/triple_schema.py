@@ -4,10 +4,10 @@ belong to, and which relations are attributes (`koplc.kopl.kb.triples` reads the
 A schema comes from one of three places. A dataset's own (`dataset_schemas`: ``metaqa``), used
 only when named. A JSON file in `TripleSchema`'s own form (`read_schema`)::
 
-    {"subject_concept": "movie",
-     "object_concepts": {"directed_by": "person"},
+    {"subject_concept": "book",
+     "object_concepts": {"written_by": "person"},
      "subject_concepts": {"member_of": "person"},
-     "attributes": {"release_year": "year"}}
+     "attributes": {"publication_year": "year"}}
 
 (`subject_concepts`, optional: the concept of the subjects of the relations it names, when they
 are not `subject_concept`'s.)
@@ -135,9 +135,9 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 def neutral_schema(triples: Iterable[tuple[str, str, str] | list[str]]) -> TripleSchema:
     """The schema of a triples file that names none (see the module notes).
 
-    >>> schema = neutral_schema([("Heat", "directed_by", "Michael Mann"), ("Heat", "year", "1995")])
+    >>> schema = neutral_schema([("Dune", "written_by", "Frank Herbert"), ("Dune", "year", "1965")])
     >>> schema.subject_concept, schema.object_concepts, schema.attributes
-    ('entity', {'directed_by': 'entity'}, {'year': 'year'})
+    ('entity', {'written_by': 'entity'}, {'year': 'year'})
     """
     subjects: set[str] = set()
     objects: dict[str, list[str]] = {}

@@ -15,10 +15,11 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from koplc.kopl import naming
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.grounding.name_forms import content_tokens, related_words
+from koplc.kopl.grounding.name_forms import related_words
 from koplc.kopl.kb.model import KEY, OBJECT, RELATION
-from koplc.kopl.lexicon import CONTENT_STOP_WORDS, WH_ANSWER_TYPES
+from koplc.kopl.lexicon import CONTENT_STOP_WORDS, NAME_STOP_WORDS, WH_ANSWER_TYPES
 from koplc.kopl.types import ArgKind
 
 DEFAULT_CONTEXT = 4096  # the embedded model's (llm/lm/embedded.py), for an LM that says none
@@ -35,8 +36,6 @@ HEADS = {ArgKind.RELATION: "Relations", ArgKind.ATTRIBUTE: "Attributes",
          ArgKind.CONCEPT: "Concepts"}
 
 _RUNS = re.compile(r"[^\W\d_]+|\S")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEPARATORS = re.compile(r"[_.:/#]+")
 
 
 def token_estimate(text: str) -> int:
@@ -52,12 +51,14 @@ def token_estimate(text: str) -> int:
 
 
 def name_words(name: str) -> tuple[str, ...]:
-    """The content words of a schema name split at `_ . : / #` and camelCase.
+    """The content words of a schema name (koplc.kopl.naming's words, in lower case, less short
+    function words unless nothing else is left).
 
-    >>> name_words("film.film.directed_by"), name_words("placeOfBirth")
-    (('film', 'film', 'directed'), ('place', 'birth'))
+    >>> name_words("music.recording.produced_by"), name_words("placeOfBirth")
+    (('music', 'recording', 'produced'), ('place', 'birth'))
     """
-    return tuple(content_tokens(_SEPARATORS.sub(" ", _CAMEL.sub(" ", name))))
+    words = tuple(w.lower() for w in naming.name_words(name))
+    return tuple(w for w in words if w not in NAME_STOP_WORDS) or words
 
 
 def context_of(lm) -> int:
