@@ -99,21 +99,21 @@ def _said(text: str, phrase: str) -> bool:
 @lru_cache(maxsize=8)
 def _key_facts(kb) -> dict[str, tuple[str, str, frozenset[str]]]:
     """Per attribute key: its type, most common unit, and its string values."""
-    out = {}
-    for key, by_node in kb.attr_index.items():
-        kind = kb.key_type.get(key, "")
-        units, strings = Counter(), set()
-        for facts in by_node.values():
-            for name, value, _ in facts:
-                if name != key:
-                    continue
-                if value.type == "quantity":
-                    units[value.unit] += 1
-                elif value.type == "string":
-                    strings.add(str(value.value))
-        unit = units.most_common(1)[0][0] if units else ""
-        out[key] = (kind, unit, frozenset(strings))
-    return out
+    return {key: _facts_of(kb, key, (value for facts in by_node.values()
+                                     for name, value, _ in facts if name == key))
+            for key, by_node in kb.attr_index.items()}
+
+
+def _facts_of(kb, key: str, values) -> tuple[str, str, frozenset[str]]:
+    """A key's type, the most common unit of its quantity `values`, and its string values."""
+    units, strings = Counter(), set()
+    for value in values:
+        if value.type == "quantity":
+            units[value.unit] += 1
+        elif value.type == "string":
+            strings.add(str(value.value))
+    unit = units.most_common(1)[0][0] if units else ""
+    return kb.key_type.get(key, ""), unit, frozenset(strings)
 
 
 def answer_kind(cue: Cues, candidates: list, op_of) -> list:
@@ -224,27 +224,18 @@ def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
 @lru_cache(maxsize=8)
 def _qualifier_facts(kb) -> tuple[dict[str, tuple[str, str, frozenset[str]]],
                                   dict[str, frozenset[str]]]:
-    """Per qualifier key: its type, most common unit and string values; and per relation,
-    the qualifier keys its facts carry."""
-    units: dict[str, Counter] = {}
-    strings: dict[str, set[str]] = {}
+    """Per qualifier key, as `_key_facts`; and per relation, the qualifier keys its facts
+    carry."""
+    values: dict[str, list] = {}
     by_relation: dict[str, set[str]] = {}
-    seen: set[str] = set()
     for node in kb.all_nodes:
         for fact in (*kb.attributes[node], *kb.relations[node]):
-            for qkey, values in fact[-1].items():
-                seen.add(qkey)
+            for qkey, qvalues in fact[-1].items():
+                values.setdefault(qkey, []).extend(qvalues)
                 if len(fact) == 5:
                     by_relation.setdefault(fact[1], set()).add(qkey)
-                for value in values:
-                    if value.type == "quantity":
-                        units.setdefault(qkey, Counter())[value.unit] += 1
-                    elif value.type == "string":
-                        strings.setdefault(qkey, set()).add(str(value.value))
-    keys = {qkey: (kb.key_type.get(qkey, ""),
-                   units[qkey].most_common(1)[0][0] if qkey in units else "",
-                   frozenset(strings.get(qkey, ()))) for qkey in seen}
-    return keys, {r: frozenset(q) for r, q in by_relation.items()}
+    return ({qkey: _facts_of(kb, qkey, said) for qkey, said in values.items()},
+            {r: frozenset(q) for r, q in by_relation.items()})
 
 
 def qualifier_filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
