@@ -11,7 +11,8 @@ from koplc.frontends import open_frontend
 from koplc.kopl.frontend import Settings
 from koplc.kopl.ir import Count, Find, QueryAttr, Relate
 from koplc.kopl.kb.cache import load_kb
-from koplc.llm.byokg.reasoner import ByokgOptions, admissible, expansions
+from koplc.llm.byokg.reasoner import ByokgOptions
+from koplc.llm.byokg.space import admissible, expansions
 
 EXAMPLE = Path(__file__).resolve().parent / "fixtures" / "kopl" / "example_kb.json"
 

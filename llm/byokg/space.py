@@ -1,0 +1,95 @@
+"""The BYOKG search's space: what a program may grow into next (`expansions`), which of those
+may be tried for a question (`fits`), and which are kept (`admissible`: they run to something
+beyond the question's own entities)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from koplc.kopl.errors import KoplcError
+from koplc.kopl.execution.executor import ExecOptions, execute
+from koplc.kopl.execution.judge import only_own
+from koplc.kopl.ir import Count, FilterConcept, Node, QueryAttr, QueryName, Relate
+from koplc.kopl.registry import OPS
+from koplc.kopl.types import Type
+from koplc.llm.byokg.ops import (
+    Cues,
+    filters,
+    finishers,
+    measure_said,
+    qualifier_filters,
+    qualifier_queries,
+)
+
+# The ops that answer (they give no entity set): a program that ends in one is finished.
+FINISHING = frozenset(name for name, op in OPS.items() if not op.output.fits(Type.ENTITIES))
+
+
+def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = None
+               ) -> Iterator[Node]:
+    """Every one-op extension of an entity-set program: a relation either way, a concept the
+    question names, a filter by a value it states (of an attribute, or of a qualifier of the
+    facts just followed), or a finishing op (names, count, an attribute, a qualifier's value;
+    with `cue`, a superlative's SelectAmong and a yes/no question's Verify)."""
+    for relation in sorted(kb.relation_names):
+        for direction in ("forward", "backward"):
+            yield Relate(input=node, relation=relation, direction=direction)
+    for concept in concepts:
+        yield FilterConcept(input=node, concept=concept)
+    if cue is not None:
+        yield from filters(node, kb, cue)
+        yield from qualifier_filters(node, kb, cue)
+    yield QueryName(input=node)
+    yield Count(input=node)
+    for key in sorted(kb.attr_index):
+        yield QueryAttr(input=node, key=key)
+    if cue is not None:
+        yield from finishers(node, kb, cue)
+        yield from qualifier_queries(node, kb, cue)
+
+
+def fits(node: Node, counts: bool, kb, question: str) -> bool:
+    """Whether `node` may be tried: Count only when the question asks how many, and not of a
+    named entity alone (that is one); on a how-many question, an attribute only when the
+    question says its unit or its name ("how many kelvin", "how many seats"); no filter by a value of a named entity alone
+    (that is a Verify in disguise: "is the density of Gold above 19" read as the group of Gold
+    whose density is above 19; a concept may still pick among entities of one name, "the element
+    ENT"), nor a filter right after the same one, nor a relation followed there, back and there
+    again."""
+    if node.op == "Count":
+        return counts and node.input.op != "Find"
+    if node.op.startswith("Filter") and node.op != "FilterConcept" and node.input.op == "Find":
+        return False
+    if node.op == "QueryAttr" and counts:
+        return measure_said(kb, node.key, question)
+    if node.op == "Relate" and _bounces(node):
+        return False
+    if node.op.startswith("Filter") and node.input.op == node.op:
+        return node.model_dump(exclude={"input"}) != node.input.model_dump(exclude={"input"})
+    return True
+
+
+def _bounces(node: Relate) -> bool:
+    """Whether `node` follows a relation there, back and there again: the answer of its first
+    step with more besides."""
+    back, first = node.input, getattr(node.input, "input", None)
+    return (back.op == "Relate" and first is not None and first.op == "Relate"
+            and back.relation == first.relation == node.relation
+            and first.direction == node.direction != back.direction)
+
+
+# A key's values may be in several units (half-lives in seconds and in years), and people
+# state values in any unit: quantities compare after conversion.
+CONVERTING = ExecOptions(unit_conversion=True)
+
+
+def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
+    """The answers of `node` when it runs to something beyond the question's own entities
+    (None otherwise)."""
+    try:
+        answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
+    except KoplcError:
+        return None
+    if not answer or only_own(node, answer, topics) or (node.op == "Count" and answer == ("0",)):
+        return None
+    return answer
