@@ -76,6 +76,7 @@ class Example:
     answers: np.ndarray
     gold: frozenset[str]
     hops: int
+    path: tuple[int, ...] | None = None  # the edge type each step should follow, when known
 
 
 def read_files(paths: list[str | Path]) -> list:
@@ -154,7 +155,8 @@ def examples_of(pairs: list[tuple], retriever: Retriever, tokenizer: Tokenizer,
         if not found and not keep_unreachable:
             continue
         out.append(Example(q.text, topic, tokenizer.encode(q.text, topic), nodes, edges,
-                           np.array(sorted(found), dtype=np.int64), q.answers, q.hops))
+                           np.array(sorted(found), dtype=np.int64), q.answers, q.hops,
+                           getattr(q, "path", None)))
     return out
 
 
@@ -170,6 +172,7 @@ class Batch:
     answers: torch.Tensor
     offsets: list[int]
     examples: list[Example]
+    paths: torch.Tensor | None = None  # B x steps edge types to follow; -1 where unknown
 
 
 def collate(examples: list[Example]) -> Batch:
@@ -189,4 +192,17 @@ def collate(examples: list[Example]) -> Batch:
         edges.append(local)
     owner = torch.repeat_interleave(torch.arange(len(examples)), torch.tensor(sizes))
     return Batch(tokens, tokens != 0, owner, torch.tensor(offsets[:-1]),
-                 torch.cat(edges, dim=1), answers, offsets, examples)
+                 torch.cat(edges, dim=1), answers, offsets, examples, paths_of(examples))
+
+
+def paths_of(examples: list[Example]) -> torch.Tensor | None:
+    """B x steps: each example's edge type per step (-1 where it has no path), or None when no
+    example of the batch has one."""
+    known = [e.path for e in examples if e.path is not None]
+    if not known:
+        return None
+    paths = torch.full((len(examples), max(map(len, known))), -1, dtype=torch.long)
+    for b, e in enumerate(examples):
+        if e.path is not None:
+            paths[b, :len(e.path)] = torch.tensor(e.path)
+    return paths

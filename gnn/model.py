@@ -9,7 +9,10 @@ question words to the relation's name in MiniLM's word space); a node's score is
 instruction-weighted mass its incoming edges carry (eqs. 9-10, capped at 1), and entity states take
 the matched relation messages (eq. 11). Because every step's relation weighting is explicit, the
 emitted program (the best relation per step) computes what the network computes. `reverse` reasons
-over inverted edges (the teacher's backward pass, eqs. 12-14). With `no_return` (the default), a
+over inverted edges (the teacher's backward pass, eqs. 12-14). A question whose relation path is
+known (one explored from the KB: `gnn/pool_data.py`) also teaches each step its edge type
+directly (`path_loss`, weighted by `path_weight`), the path standing in for the teacher's
+intermediate distributions. With `no_return` (the default), a
 forward chain never enters its topic again from another node: a k-hop answer is not reached back
 through the topic (MetaQA's 3-hop gold sets follow this rule exactly).
 
@@ -47,6 +50,7 @@ class Config:
     lam: float = 0.05
     name_prior: bool = True
     no_return: bool = True
+    path_weight: float = 1.0
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -192,6 +196,8 @@ class Reasoner(nn.Module):
         start = topic_scores(batch)
         trace = self.student(batch, start)
         loss = answer_loss(trace.scores[-1], batch.answers, batch, skip_topic=True)
+        if getattr(batch, "paths", None) is not None and self.config.path_weight:
+            loss = loss + self.config.path_weight * path_loss(trace.weights, batch.paths)
         if self.teacher is None:
             return loss, trace
         forward = self.teacher(batch, start)
@@ -233,6 +239,18 @@ def answer_loss(score: torch.Tensor, target: torch.Tensor, batch, skip_topic: bo
     if skip_topic:
         loss = loss.index_fill(0, batch.topics, 0.0)
     return per_question(loss, batch).mean()
+
+
+def path_loss(weights: list[torch.Tensor], paths: torch.Tensor) -> torch.Tensor:
+    """Mean negative log weight of the edge type each step should follow (paths: B x steps,
+    -1 where a question has no known path): a known relation path teaches every step."""
+    terms = []
+    for k, step in enumerate(weights[:paths.shape[1]]):
+        known = paths[:, k] >= 0
+        if known.any():
+            chosen = step[known].gather(1, paths[known, k][:, None]).squeeze(1)
+            terms.append(-(chosen + EPS).log())
+    return torch.cat(terms).mean() if terms else weights[0].new_zeros(())
 
 
 def kl(target: torch.Tensor, predicted: torch.Tensor, batch) -> torch.Tensor:

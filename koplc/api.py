@@ -247,6 +247,18 @@ def gnn_train(kb_path: str | Path, train_files: list, out: str | Path, *, schema
     return train_model(load_kb(kb_path, schema=schema), list(train_files), Path(out), **options)
 
 
+def gnn_train_pool(kb_path: str | Path, out: str | Path | None = None, *,
+                   schema: Schema = None, **options) -> dict:
+    """Train the KBIGER GNN from the KB's explored pool (no labelled question) into `out`,
+    default the KB's model folder in the user cache; resumable. Returns the training record
+    (`folder` says where the model is)."""
+    from koplc.gnn.pool_training import model_folder, train_from_pool
+
+    folder = Path(out) if out else model_folder(kb_path)
+    record = train_from_pool(load_kb(kb_path, schema=schema), kb_path, folder, **options)
+    return {**record, "folder": str(folder)}
+
+
 def gnn_eval(kb_path: str | Path, model: str | Path, data_files: list, *,
              schema: Schema = None) -> dict:
     """Hits@1, F1 per hop and faithfulness of the GNN model in folder `model`."""

@@ -63,7 +63,11 @@ def _frontend_flags(sub) -> None:
                      "file or a Hugging Face model folder")
     sub.add_argument("--response-cache", help=RESPONSE_CACHE_HELP)
     sub.add_argument("--no-reuse", action="store_true", help=NO_REUSE_HELP)
-    sub.add_argument("--model", help="gnn: the trained model folder")
+    sub.add_argument("--model", help="gnn: a trained model folder (default: the GNN trained "
+                     "from the KB's explored pool, in the user cache)")
+    sub.add_argument("--train-if-missing", action="store_true",
+                     help="gnn: train the KB's GNN from its explored pool first when it has none "
+                     "(or resume an interrupted training)")
     sub.add_argument("--pool", help="llm, byokg, agent: demonstration pool file (a `koplc explore` "
                      "pool or a MetaQA-style TSV) instead of the KB's own pool, which is "
                      "explored on first use and cached")
@@ -75,6 +79,10 @@ def _frontend_flags(sub) -> None:
 def _settings(args) -> dict:
     settings = {"lm": args.lm, "response_cache": args.response_cache, "model": args.model,
                 "reuse": not args.no_reuse, "pool": args.pool, "rerank": args.rerank}
+    if args.frontend == "gnn" and args.train_if_missing:
+        from koplc.gnn.frontend import GnnOptions
+
+        settings["options"] = GnnOptions(model=args.model, train_if_missing=True)
     return {**settings, "leave_template_out": getattr(args, "leave_template_out", False)}
 
 
@@ -135,21 +143,38 @@ def add_gnn(commands) -> None:
     gnn = commands.add_parser("gnn", help="train or evaluate the KBIGER GNN front end",
                               description="GNN front-end commands")
     gnn_commands = gnn.add_subparsers(required=True, metavar="GNN_COMMAND")
-    train = gnn_commands.add_parser("train", help="train on MetaQA tsv files (resumable)")
+    train = gnn_commands.add_parser(
+        "train", help="train from the KB's explored pool, or on MetaQA tsv files (resumable)",
+        description="Without --train: train on the relation-path questions of the KB's explored "
+        "pool (explored first when the user cache has none; no labelled question), into the "
+        "KB's model folder in the user cache, which --frontend gnn --kb KB then uses. Defaults "
+        "fit a shared 2-core machine: 3 epochs, subgraphs of 1000 nodes, at most 6000 "
+        "questions, no teacher (the pool's paths teach each step). With --train: MetaQA tsv "
+        "files (12 epochs, subgraphs of 2000 nodes, the teacher). Rerun the same command to "
+        "resume an interrupted training.")
     train.add_argument("--kb", required=True, help="KB file (.txt triples or .json)")
     add_schema(train)
-    train.add_argument("--train", nargs="+", required=True, metavar="FILE")
+    train.add_argument("--train", nargs="+", metavar="FILE",
+                       help="MetaQA tsv files (default: the KB's explored pool)")
+    train.add_argument("--pool", metavar="POOL",
+                       help="pool training: this `koplc explore` pool instead of the KB's own")
+    train.add_argument("--programs", type=int, metavar="N",
+                       help="pool training: explore N programs when the KB's cached pool has "
+                       "fewer (default: use the cached pool, or explore koplc explore's default)")
+    train.add_argument("--fresh", action="store_true",
+                       help="pool training: start over instead of resuming the folder's training")
     train.add_argument("--exclude", nargs="*", default=[], metavar="FILE",
                        help="drop training questions that appear in these files")
-    train.add_argument("--out", required=True, help="model folder (checkpoint, plot)")
-    train.add_argument("--epochs", type=int, default=12)
-    train.add_argument("--batch-size", type=int, default=32)
+    train.add_argument("--out", help="model folder (checkpoint, plot); default for pool "
+                       "training: the KB's folder in the user cache")
+    train.add_argument("--epochs", type=int)
+    train.add_argument("--batch-size", type=int)
     train.add_argument("--limit", type=int, help="train on this many questions only")
     train.add_argument("--dim", type=int, default=64)
     train.add_argument("--steps", type=int, default=3)
-    train.add_argument("--size", type=int, default=2000, help="subgraph size cap (PPR)")
+    train.add_argument("--size", type=int, help="subgraph size cap (PPR)")
     train.add_argument("--lam", type=float, default=0.05, help="teacher KL weight")
-    train.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate")
+    train.add_argument("--lr", type=float, help="Adam learning rate (default 3e-3)")
     train.add_argument("--seed", type=int, default=0, help="shuffling and initialisation seed")
     train.add_argument("--no-feedback", action="store_true", help="ablation: no graph feedback")
     train.add_argument("--no-teacher", action="store_true", help="ablation: no teacher")
@@ -161,6 +186,7 @@ def add_gnn(commands) -> None:
                        "their answers in the KB (default: drop them as mislabelled)")
     train.add_argument("--scratch", action="store_true",
                        help="train word embeddings from scratch (default: MiniLM's, frozen)")
+    train.add_argument("--quiet", action="store_true", help="no progress bars")
     train.set_defaults(run=_gnn_train)
     evaluate = gnn_commands.add_parser("eval", help="Hits@1, F1 per hop, faithfulness")
     evaluate.add_argument("--kb", required=True)
@@ -171,21 +197,40 @@ def add_gnn(commands) -> None:
 
 
 def _gnn_train(args) -> int:
+    if not args.train:
+        return _gnn_train_pool(args)
+    if not args.out:
+        print("koplc gnn train: --train needs --out DIR", file=sys.stderr)
+        return 2
+    given = {"epochs": args.epochs, "batch_size": args.batch_size, "size": args.size,
+             "lr": args.lr}
     result = api.gnn_train(
         args.kb, args.train, args.out, schema=args.schema, exclude=args.exclude,
-        epochs=args.epochs,
-        batch_size=args.batch_size, limit=args.limit, dim=args.dim, steps=args.steps,
-        size=args.size, lam=args.lam, lr=args.lr, seed=args.seed,
+        limit=args.limit, dim=args.dim, steps=args.steps, lam=args.lam, seed=args.seed,
         feedback=not args.no_feedback,
         teacher=not args.no_teacher, pretrained=not args.scratch,
         name_prior=not args.no_name_prior, type_filter=not args.no_type_filter,
-        log=lambda row: print(json.dumps(row), flush=True))
+        progress=not args.quiet, log=lambda row: print(json.dumps(row), flush=True),
+        **{k: v for k, v in given.items() if v is not None})
     print(f"trained on {result['examples']} of {result['questions']} questions (the rest have "
           f"no answer in their subgraph or no KB topic); {result['mislabelled']} more were "
           "dropped as mislabelled: their type's relation chain reaches none of their answers")
     return 0
 
 
+def _gnn_train_pool(args) -> int:
+    record = api.gnn_train_pool(
+        args.kb, args.out, schema=args.schema, pool=args.pool, programs=args.programs,
+        fresh=args.fresh, seed=args.seed, progress=not args.quiet,
+        log=lambda row: print(json.dumps(row), flush=True),
+        epochs=args.epochs, batch_size=args.batch_size, limit=args.limit, size=args.size,
+        lr=args.lr, dim=args.dim, steps=args.steps, lam=args.lam,
+        feedback=not args.no_feedback, pretrained=not args.scratch,
+        name_prior=not args.no_name_prior)
+    print(f"trained on {record['examples']} relation-path questions of the pool {record['pool']} "
+          f"({record['pool_entries']} programs), {record['epochs_done']} epochs in "
+          f"{record['seconds']} s; the model: {record['folder']}")
+    return 0
 def _gnn_eval(args) -> int:
     for split, metrics in api.gnn_eval(args.kb, args.model, args.data,
                                        schema=args.schema).items():
