@@ -93,6 +93,30 @@ def is_yes_no(question: str) -> bool:
     return _YES_NO.match(question) is not None
 
 
+_ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+the\s+)?([a-z]+)",
+                         re.IGNORECASE)
+
+
+def asked_noun(question: str) -> str | None:
+    """The noun a question asks for, in the singular: the word right after "which", "what",
+    "how many", "every", "all" or "each" when it is no function word, else the type that
+    "who", "where" or "when" asks for (`WH_ANSWER_TYPES`); None when it names none.
+
+    >>> [asked_noun(q) for q in ("Which rivers flow north?", "Name every nuclide there is",
+    ...     "Who discovered it?", "What is the capital?", "Is it red?")]
+    ['river', 'nuclide', 'person', None, None]
+    """
+    found = _ASKED_NOUN.search(question)
+    if found:
+        word = found.group(1).lower()
+        if word not in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
+            return singular(word)
+    opening = re.match(r"\W*([a-z]+)\b", question.lower())
+    if opening and opening.group(1) in WH_ANSWER_TYPES and opening.group(1) != "whose":
+        return WH_ANSWER_TYPES[opening.group(1)]
+    return None
+
+
 def asks_how_many(question: str) -> bool:
     """Whether the question asks for a count: "how many" anywhere, "the number of" (or "what
     number of"), or "count" as the verb it opens with.

@@ -1,7 +1,8 @@
 """The failure classes of real KBs, each shown on a development KB's tune-half question with the
 BYOKG search (MiniLM, no LM): numbers with separators and in words, a number with its own
 unit, each qualifier op, two constraints, a middle hop named by its role, a relation named by a
-urn: IRI, raw identifiers, and a name written in the plural or shortened."""
+urn: IRI, raw identifiers, a name written in the plural or shortened, and a concept named by
+another word ("planes" for aircraft)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ CASES = [
     ("flights", "Which airports does Delta_Air_Lines_Inc. depart from?", "Relate"),
     ("starwars", "Which planets are Zabraks from?", "Relate"),
     ("flights", "How many aircraft does Delta operate?", "Count"),
+    ("flights", "Which planes have more than 400 seats?", "FilterConcept"),
+    ("starwars", "How many worlds does the database know about?", "FilterConcept"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [
@@ -74,3 +77,11 @@ def test_the_search_answers_with_the_shape_the_question_needs(frontend, kbs, kb,
     compiled = frontend.compile(question, kbs[kb])
     assert set(compiled.answers) == set(gold["answers"]), compiled.error
     assert op in {node.op for _, node in compiled.final.walk()}
+
+
+def test_a_question_about_nothing_the_kb_holds_links_nothing_by_meaning(kbs):
+    from koplc.kopl.answering.linking import link_question, links
+
+    question = "Who manufactured N999ZZ?"
+    assert _gold("flights", question)["answers"] == []
+    assert not links(link_question(question, kbs["flights"]))

@@ -32,6 +32,7 @@ from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked
 from koplc.kopl.ir import (
+    FilterConcept,
     Find,
     FindAll,
     Node,
@@ -198,8 +199,9 @@ class Reasoner:
         opts, topics = self.options, set(linked.entities)
         question = self.asked(linked)
         cue = cues(linked.question)
-        starts = [Find(name=e) for e in linked.entities] or concept_starts(self.kb,
-                                                                          linked.question)
+        starts = ([Find(name=e) for e in linked.entities]
+                  or concept_starts(self.kb, linked.question)
+                  or [FilterConcept(input=FindAll(), concept=c) for c in linked.concepts])
         beam = [Candidate(n, _text(n), (), False) for n in starts]
         if self.options.lm_weight:
             beam = [replace(c, lm=self.lm.score(prompt, c.text + "\n")) for c in beam]
