@@ -78,6 +78,14 @@ def concept_starts(kb, question: str) -> list[FilterConcept]:
     return [FilterConcept(input=FindAll(), concept=c) for c in sorted(set(named))]
 
 
+def said_concepts(kb, question: str) -> tuple[str, ...]:
+    """The concepts whose whole names the question says, in the singular or the plural ("stable
+    isotopes" for stable isotope): those a search may filter by beside the entities it names."""
+    said = said_words(question)
+    return tuple(c for c in kb.concept_names() if (head := name_head(c)) and (
+        says(said, head) or says(said, tuple(plural(" ".join(head)).split()))))
+
+
 def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str, ...]:
     """The concepts whose names are near in meaning to the noun the question asks for
     (`lexicon.asked_noun`), nearest first: those at a cosine of at least `least`."""

@@ -21,7 +21,12 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from itertools import permutations
 
-from koplc.kopl.answering.linking import concept_starts, link_question, nothing_linked
+from koplc.kopl.answering.linking import (
+    concept_starts,
+    link_question,
+    nothing_linked,
+    said_concepts,
+)
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import timed
 from koplc.kopl.datasets.metaqa import lexicon_for
@@ -202,6 +207,8 @@ class Reasoner:
         starts = ([Find(name=e) for e in linked.entities]
                   or concept_starts(self.kb, linked.question)
                   or [FilterConcept(input=FindAll(), concept=c) for c in linked.concepts])
+        concepts = tuple(dict.fromkeys((*linked.concepts, *said_concepts(self.kb,
+                                                                        linked.question))))
         beam = [Candidate(n, _text(n), (), False) for n in starts]
         if self.options.lm_weight:
             beam = [replace(c, lm=self.lm.score(prompt, c.text + "\n")) for c in beam]
@@ -210,7 +217,7 @@ class Reasoner:
         for step in range(opts.max_steps):
             grown = []
             for parent in beam:
-                for child in expansions(parent.node, self.kb, linked.concepts, cue):
+                for child in expansions(parent.node, self.kb, concepts, cue):
                     done = child.op in FINISHING
                     if (step == opts.max_steps - 1 and not done) or not fits(
                             child, counts, self.kb, linked.question):
