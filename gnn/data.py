@@ -13,6 +13,7 @@ from koplc.gnn.errors import GnnError
 from koplc.gnn.subgraph import Retriever, depths, link_topic
 from koplc.kopl.datasets.metaqa import gold_program, read_questions
 from koplc.kopl.execution.executor import DEFAULT, execute
+from koplc.kopl.lexicon import CONTENT_STOP_WORDS
 
 MAX_TOKENS = 32
 
@@ -25,12 +26,14 @@ def minilm_path() -> Path:
 
 
 class Tokenizer:
-    """MiniLM's word-piece tokenizer; the topic mention becomes [MASK]."""
+    """MiniLM's word-piece tokenizer; the topic mention becomes [MASK]. With `content_words`,
+    a question is read as its content words only (`content_words`)."""
 
-    def __init__(self):
+    def __init__(self, content_words: bool = False):
         from transformers import AutoTokenizer
 
         self.inner = AutoTokenizer.from_pretrained(str(minilm_path()))
+        self.content_words = content_words
 
     @property
     def vocab_size(self) -> int:
@@ -40,7 +43,25 @@ class Tokenizer:
         """Token ids of the question with its topic masked."""
         masked = re.sub(r"\[[^\]]+\]", "[MASK]", text) if "[" in text else \
             re.sub(re.escape(topic), "[MASK]", text, flags=re.IGNORECASE)
+        if self.content_words:
+            masked = content_words(masked)
         return self.inner(masked, truncation=True, max_length=MAX_TOKENS)["input_ids"]
+
+
+# "by" says which way a relation is read ("directed by X"), so it stays.
+_SKIPPED = CONTENT_STOP_WORDS - {"by"}
+
+
+def content_words(text: str) -> str:
+    """The text's words less the function words that name nothing, lower case: a question as
+    the pool's readings and people's phrasings share it.
+
+    >>> content_words("What are the languages of the movies directed by [MASK]?")
+    'languages movies directed by [MASK]'
+    """
+    words = re.findall(r"\[MASK\]|[^\W_]+", text)
+    return " ".join(w if w == "[MASK]" else w.lower() for w in words
+                    if w == "[MASK]" or w.lower() not in _SKIPPED)
 
 
 def relation_name_ids(tokenizer: Tokenizer, relations: list[str], n_types: int,

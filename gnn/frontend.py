@@ -40,7 +40,7 @@ def setup(kb, config: Config, cache_dir: Path | None) -> Setup:
     """Arrays, a cached PPR retriever and the tokenizer for `kb`."""
     graph = graph_of(kb)
     return Setup(kb, graph, Retriever(graph, config.hops, config.size, cache_dir=cache_dir),
-                 Tokenizer())
+                 Tokenizer(config.content_words))
 
 
 def train_model(kb, train_files: list, out: Path, *, exclude: list = (), limit: int | None = None,

@@ -12,7 +12,8 @@ emitted program (the best relation per step) computes what the network computes.
 over inverted edges (the teacher's backward pass, eqs. 12-14). A question whose relation path is
 known (one explored from the KB: `gnn/pool_data.py`) also teaches each step its edge type
 directly (`path_loss`, weighted by `path_weight`), the path standing in for the teacher's
-intermediate distributions. With `no_return` (the default), a
+intermediate distributions. With `content_words`, the question is read without its function words
+(`data.content_words`), so that the pool's readings and people's phrasings share their input. With `no_return` (the default), a
 forward chain never enters its topic again from another node: a k-hop answer is not reached back
 through the topic (MetaQA's 3-hop gold sets follow this rule exactly).
 
@@ -50,7 +51,8 @@ class Config:
     lam: float = 0.05
     name_prior: bool = True
     no_return: bool = True
-    path_weight: float = 1.0
+    path_weight: float = 10.0
+    content_words: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -242,15 +244,17 @@ def answer_loss(score: torch.Tensor, target: torch.Tensor, batch, skip_topic: bo
 
 
 def path_loss(weights: list[torch.Tensor], paths: torch.Tensor) -> torch.Tensor:
-    """Mean negative log weight of the edge type each step should follow (paths: B x steps,
-    -1 where a question has no known path): a known relation path teaches every step."""
-    terms = []
+    """Negative log weight of the edge type each step should follow, summed over the steps and
+    averaged over the questions with a path (paths: B x steps, -1 where unknown): a known
+    relation path teaches every step."""
+    known = paths[:, 0] >= 0
+    if not known.any():
+        return weights[0].new_zeros(())
+    total = weights[0].new_zeros(int(known.sum()))
     for k, step in enumerate(weights[:paths.shape[1]]):
-        known = paths[:, k] >= 0
-        if known.any():
-            chosen = step[known].gather(1, paths[known, k][:, None]).squeeze(1)
-            terms.append(-(chosen + EPS).log())
-    return torch.cat(terms).mean() if terms else weights[0].new_zeros(())
+        chosen = step[known].gather(1, paths[known, k].clamp(min=0)[:, None]).squeeze(1)
+        total = total - (chosen + EPS).log() * (paths[known, k] >= 0).float()
+    return total.mean()
 
 
 def kl(target: torch.Tensor, predicted: torch.Tensor, batch) -> torch.Tensor:

@@ -28,9 +28,10 @@ from koplc.kopl.exploration.pool import PoolError, content_hash
 from koplc.kopl.user_cache import derived_path
 
 RECORD = "training.json"
-# Pool training's defaults: sized for a shared 2-core machine (see `koplc gnn train --help`).
+# Pool training's defaults, sized for a shared 2-core machine: the pool's paths teach each step,
+# so the teacher (three networks' worth of work) is off; questions are read as content words.
 DEFAULTS = {"epochs": 3, "size": 1000, "limit": 6000, "batch_size": 32, "lr": 3e-3,
-            "teacher": False}
+            "teacher": False, "content_words": True}
 
 
 def model_folder(kb_path: str | Path) -> Path:

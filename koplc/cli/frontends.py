@@ -191,7 +191,8 @@ def add_gnn(commands) -> None:
     evaluate = gnn_commands.add_parser("eval", help="Hits@1, F1 per hop, faithfulness")
     evaluate.add_argument("--kb", required=True)
     add_schema(evaluate)
-    evaluate.add_argument("--model", required=True, help="model folder")
+    evaluate.add_argument("--model", help="model folder (default: the GNN trained from the "
+                          "KB's explored pool)")
     evaluate.add_argument("--data", nargs="+", required=True, metavar="FILE")
     evaluate.set_defaults(run=_gnn_eval)
 
@@ -232,6 +233,10 @@ def _gnn_train_pool(args) -> int:
           f"{record['seconds']} s; the model: {record['folder']}")
     return 0
 def _gnn_eval(args) -> int:
+    if not args.model:
+        from koplc.gnn.pool_training import ready_model
+
+        args.model = ready_model(args.kb)
     for split, metrics in api.gnn_eval(args.kb, args.model, args.data,
                                        schema=args.schema).items():
         print(split, json.dumps(metrics))
