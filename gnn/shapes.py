@@ -10,8 +10,10 @@ else.
 
 from __future__ import annotations
 
+import re
+
 from koplc.kopl.grounding.mentions import said_words, says
-from koplc.kopl.lexicon import is_yes_no
+from koplc.kopl.lexicon import CONTENT_STOP_WORDS, base_form, is_yes_no, singular
 from koplc.kopl.naming import name_words
 from koplc.kopl.quantities_in_text import numbers_in
 
@@ -27,9 +29,17 @@ def answered_shapes() -> str:
     return "; ".join(SHAPES.values())
 
 
+# "Can you name a film ...": a request opens like a yes/no question, yet asks for names.
+_REQUEST = re.compile(r"^\W*(?:can|could|would|will)\s+you\b", re.IGNORECASE)
+
+
 def handed_on(question: str, kb, topic: str) -> str | None:
-    """Why a relation path cannot answer the question (its shape), or None when one may."""
-    if is_yes_no(question):
+    """Why a relation path cannot answer the question (its shape), or None when one may.
+
+    >>> handed_on("Is Ada older than Bob?", None, "Ada")
+    'it asks yes or no'
+    """
+    if is_yes_no(question) and not _REQUEST.match(question):
         return "it asks yes or no"
     key = said_attribute(question, kb, topic)
     if key is not None:
@@ -42,8 +52,30 @@ def handed_on(question: str, kb, topic: str) -> str | None:
 
 
 def said_attribute(question: str, kb, topic: str) -> str | None:
-    """The attribute key of the topic entity that the question names (the longest), if any."""
+    """The attribute key of the topic entity that the question names: all its words in a row,
+    else more of its words (by their lemma: "eyes" for "eye color", "built" for "year built")
+    than any relation of the KB has in the question."""
     said = said_words(question)
-    keys = {fact[0] for node in kb.name_to_nodes.get(topic, ()) for fact in kb.attributes[node]}
+    keys = sorted({fact[0] for node in kb.name_to_nodes.get(topic, ())
+                   for fact in kb.attributes[node]})
     named = [k for k in keys if says(said, name_words(k))]
-    return max(named, key=len) if named else None
+    if named:
+        return max(named, key=len)
+    lemmas = _lemmas(name_words(question.replace(topic, " ")))
+    best = max(keys, key=lambda k: _share(k, lemmas), default=None)
+    if best is None or _share(best, lemmas) == 0:
+        return None
+    relations = max((_share(r, lemmas) for r in kb.out_objects), default=0.0)
+    return best if _share(best, lemmas) > relations else None
+
+
+def _lemmas(words) -> set[str]:
+    """Each content word's lemma: a verb's base form, else a noun's singular."""
+    return {base_form(w) or singular(w) for w in (w.lower() for w in words)
+            if w not in CONTENT_STOP_WORDS and len(w) > 2}
+
+
+def _share(name: str, lemmas: set[str]) -> float:
+    """The share of a schema name's content words that the question says (by lemma)."""
+    words = _lemmas(name_words(name))
+    return len(words & lemmas) / len(words) if words else 0.0

@@ -152,3 +152,34 @@ def test_a_pool_with_no_relation_path(kb_file, capsys):
     assert status == 1 and "no relation-path question" in err and "Traceback" not in err
     assert not (out / checkpoint.NAME).exists() and not read_record(out)["complete"]
     assert (out / RECORD).is_file()
+
+
+@pytest.mark.parametrize(("question", "topic", "why"), [
+    ("Is Luke Skywalker taller than Leia Organa?", "Luke Skywalker", "yes or no"),
+    ("What colour are Yoda's eyes?", "Yoda", "attribute 'eye_color'"),
+    ("What is the height of Luke Skywalker?", "Luke Skywalker", "attribute 'height'"),
+    ("Which characters from Tatooine are taller than 180 cm?", "Tatooine", "number 180"),
+    ("What is Luke Skywalker's home planet?", "Luke Skywalker", None),
+    ("Can you name the characters from Tatooine?", "Tatooine", None),
+    ("How many characters come from Tatooine?", "Tatooine", None),
+])
+def test_the_shapes_a_relation_path_does_not_answer_are_handed_on(question, topic, why):
+    from koplc.gnn.shapes import handed_on
+
+    said = handed_on(question, api.load_kb(STARWARS), topic)
+    assert (said is None) if why is None else (why in said)
+
+
+def test_a_known_path_teaches_each_step_its_edge_type():
+    import torch
+
+    from koplc.gnn.model import path_loss
+
+    paths = torch.tensor([[0, 2], [1, -1]])
+    right = [torch.tensor([[0.9, 0.05, 0.05], [0.05, 0.9, 0.05]]),
+             torch.tensor([[0.05, 0.05, 0.9], [0.3, 0.3, 0.4]])]
+    wrong = [w.flip(1) for w in right]
+    assert path_loss(right, paths) < path_loss(wrong, paths)
+    # a question's unknown step adds nothing
+    assert torch.isclose(path_loss(right, paths), -(torch.tensor([0.9 * 0.9, 0.9])).log().mean(),
+                         atol=1e-4)
