@@ -79,9 +79,14 @@ def test_the_search_answers_with_the_shape_the_question_needs(frontend, kbs, kb,
     assert op in {node.op for _, node in compiled.final.walk()}
 
 
-def test_a_question_about_nothing_the_kb_holds_links_nothing_by_meaning(kbs):
+@pytest.mark.parametrize(("kb", "question"), [
+    ("flights", "Who manufactured N999ZZ?"),  # "who" is near no concept of the KB
+    ("starwars", "What is the home planet of Jar Jar Abrams?"),  # not Jar Jar Binks
+])
+def test_a_question_about_what_the_kb_lacks_links_nothing(frontend, kbs, kb, question):
     from koplc.kopl.answering.linking import link_question, links
 
-    question = "Who manufactured N999ZZ?"
-    assert _gold("flights", question)["answers"] == []
-    assert not links(link_question(question, kbs["flights"]))
+    assert _gold(kb, question)["answers"] == []
+    assert not links(link_question(question, kbs[kb]))
+    compiled = frontend.compile(question, kbs[kb])
+    assert compiled.failure == "link" and not compiled.answers

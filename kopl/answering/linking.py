@@ -10,6 +10,7 @@ read as words whatever convention wrote it (`naming.name_head`: ``chemical_eleme
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from koplc.kopl.datasets.metaqa import lexicon_for
@@ -38,15 +39,34 @@ class NoLink(KoplcError):
 
 def link_question(question: str, kb) -> Linked:
     """The question's entities and concepts in `kb`; the concepts its words name when the
-    mention linker found neither. A dataset's words that name nothing count only on that
+    mention linker found neither; nothing when it names someone or something by a proper name
+    that no entity has (`unknown_name`). A dataset's words that name nothing count only on that
     dataset's KB (`metaqa.lexicon_for`)."""
     linked = link(question, kb, lexicon_for(kb))
+    if not linked.entities and unknown_name(linked.question):
+        return replace(linked, concepts=())
     if not linked.entities and not linked.concepts:
         linked = replace(linked, concepts=tuple(
             n.concept for n in concept_starts(kb, linked.question)))
     if not linked.entities and not linked.concepts:
         linked = replace(linked, concepts=meant_concepts(kb, linked.question))
     return linked
+
+
+# Two or more capitalised words in a row, past the question's first word: a proper name.
+_PROPER_NAME = re.compile(r"(?<=\s)[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)+")
+
+
+def unknown_name(question: str) -> str | None:
+    """A proper name the question says, of two or more capitalised words after its first word,
+    when the mention linker linked no entity (the caller's test): the question is about
+    something the KB lacks.
+
+    >>> unknown_name("What is the home planet of Jar Jar Abrams?"), unknown_name("Who is taller?")
+    ('Jar Jar Abrams', None)
+    """
+    found = _PROPER_NAME.search(question)
+    return found.group(0).rstrip(".") if found else None
 
 
 def links(linked: Linked) -> bool:

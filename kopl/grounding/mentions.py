@@ -122,8 +122,8 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
                 names = table.names(span)
             if names is None and singular(span) != span:  # "the Gungans": a name, plural
                 names = table.names(singular(span))
-            if names is None and span[:1].isupper():  # "Delta" for "Delta Air Lines Inc."
-                led = table.led_by(span)
+            if names is None and span[:1].isupper() and not _named_on(text, words, i + size):
+                led = table.led_by(span)  # "Delta" for "Delta Air Lines Inc."
                 names = [led] if led is not None else None
             if names is None or not _plausible(span, lowercase, hinted, extra.not_names):
                 continue
@@ -135,6 +135,12 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
     concepts = tuple(c for c in kb.concept_names() if says(said, name_head(c)))
     return Linked(text, tuple(dict.fromkeys(n for _, _, n in found)), concepts,
                   tuple((s, e) for s, e, _ in found))
+
+
+def _named_on(text: str, words: list[tuple[int, int]], after: int) -> bool:
+    """Whether the name goes on past the span: the next word is capitalised ("Jar Jar Abrams"
+    is someone other than "Jar Jar Binks", whose leading words it shares)."""
+    return after < len(words) and text[words[after][0]].isupper()
 
 
 def said_words(text: str) -> str:

@@ -51,8 +51,8 @@ def content_words(text: str) -> list[str]:
 
 def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
     """The masked question's content words, less a noun next to an entity that names the
-    entity's own concept ("the novel ENT", "what kind of book is ENT", "ENT is a novel": the
-    reading says ENT alone), compared by MiniLM cosine of at least 0.65 with `entity_nouns`.
+    entity's own concept ("the novel ENT", "the film ...ENT", "what kind of book is ENT", "ENT is
+    a novel": the reading says ENT alone), compared by MiniLM cosine of at least 0.65 with `entity_nouns`.
 
     >>> import numpy as np
     >>> same = lambda ws: np.array([[1.0 if w in ("novel", "book") else 0.0] for w in ws])
@@ -61,7 +61,7 @@ def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
     """
     said = content_words(masked)
     before = {m.lower() for m in re.findall(
-        r"([A-Za-z]+)\s+(?:is\s+|was\s+)?ENT\b|\bENT\s+(?:is|was)\s+an?\s+([A-Za-z]+)", masked)
+        r"([A-Za-z]+)\s+(?:is\s+|was\s+)?[^\w\s]*ENT\b|\bENT\s+(?:is|was)\s+an?\s+([A-Za-z]+)", masked)
         for m in m if m} & set(said)
     if not before or not entity_nouns:
         return said

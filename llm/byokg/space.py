@@ -51,15 +51,16 @@ def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = Non
 def fits(node: Node, counts: bool, kb, question: str) -> bool:
     """Whether `node` may be tried: Count only when the question asks how many, and not of a
     named entity alone (that is one); on a how-many question, an attribute only when the
-    question says its unit or its name ("how many kelvin", "how many seats"); no filter by a value of a named entity alone
-    (that is a Verify in disguise: "is the density of Gold above 19" read as the group of Gold
-    whose density is above 19; a concept may still pick among entities of one name, "the element
-    ENT"), nor a filter right after the same one, nor a relation followed there, back and there
-    again."""
+    question says its unit or its name ("how many kelvin", "how many seats"); no filter by a
+    value of a named entity alone (that is a Verify in disguise: "is the density of Gold above
+    19" read as the group of Gold whose density is above 19); a concept only where the named
+    entity is several ("the element ENT" picks among entities of one name; of one entity, it
+    only lends the program the concept's word); no filter right after the same one, nor a
+    relation followed there, back and there again."""
     if node.op == "Count":
         return counts and node.input.op != "Find"
-    if node.op.startswith("Filter") and node.op != "FilterConcept" and node.input.op == "Find":
-        return False
+    if node.op.startswith("Filter") and node.input.op == "Find":
+        return node.op == "FilterConcept" and _several(node.input, kb)
     if node.op == "QueryAttr" and counts:
         return measure_said(kb, node.key, question)
     if node.op == "Relate" and _bounces(node):
@@ -67,6 +68,14 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     if node.op.startswith("Filter") and node.input.op == node.op:
         return node.model_dump(exclude={"input"}) != node.input.model_dump(exclude={"input"})
     return True
+
+
+def _several(node: Node, kb) -> bool:
+    """Whether `node` finds more than one entity."""
+    try:
+        return len(execute(node, kb).items()) > 1
+    except KoplcError:
+        return False
 
 
 def _bounces(node: Relate) -> bool:
