@@ -40,8 +40,10 @@ def model_folder(kb_path: str | Path) -> Path:
 
 
 def train_command(kb_path: str | Path) -> str:
-    """The command that trains (or resumes training) the GNN of a KB file."""
-    return f"koplc gnn train --kb {kb_path}"
+    """The command that trains (or resumes training) the GNN of a KB file (a triples file is
+    read under the --schema it was loaded with)."""
+    schema = " [--schema NAME|FILE]" if Path(kb_path).suffix == ".txt" else ""
+    return f"koplc gnn train --kb {kb_path}{schema}"
 
 
 def read_record(folder: Path) -> dict | None:
