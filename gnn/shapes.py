@@ -10,8 +10,6 @@ else.
 
 from __future__ import annotations
 
-import re
-
 from koplc.kopl.grounding.mentions import said_words, says
 from koplc.kopl.lexicon import CONTENT_STOP_WORDS, base_form, is_yes_no, singular
 from koplc.kopl.naming import name_words
@@ -29,17 +27,13 @@ def answered_shapes() -> str:
     return "; ".join(SHAPES.values())
 
 
-# "Can you name a film ...": a request opens like a yes/no question, yet asks for names.
-_REQUEST = re.compile(r"^\W*(?:can|could|would|will)\s+you\b", re.IGNORECASE)
-
-
 def handed_on(question: str, kb, topic: str) -> str | None:
     """Why a relation path cannot answer the question (its shape), or None when one may.
 
     >>> handed_on("Is Ada older than Bob?", None, "Ada")
     'it asks yes or no'
     """
-    if is_yes_no(question) and not _REQUEST.match(question):
+    if is_yes_no(question):
         return "it asks yes or no"
     key = said_attribute(question, kb, topic)
     if key is not None:

@@ -84,13 +84,18 @@ _HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:the|what)\s+number\s+of\b|^\W*count
                        re.IGNORECASE)
 
 
-def is_yes_no(question: str) -> bool:
-    """Whether the question opens with an auxiliary verb, as a yes/no question does.
+_REQUEST = re.compile(r"^\W*(?:can|could|would|will)\s+you\b", re.IGNORECASE)
 
-    >>> is_yes_no("Is Iron heavier than Gold?"), is_yes_no("Which is heavier?")
-    (True, False)
+
+def is_yes_no(question: str) -> bool:
+    """Whether the question opens with an auxiliary verb, as a yes/no question does, and is no
+    request put as one ("Can you name ...?" asks for names).
+
+    >>> [is_yes_no(q) for q in ("Is Iron heavier than Gold?", "Which is heavier?",
+    ...                         "Can you name the noble gases?")]
+    [True, False, False]
     """
-    return _YES_NO.match(question) is not None
+    return _YES_NO.match(question) is not None and _REQUEST.match(question) is None
 
 
 _ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+the\s+)?([a-z]+)",
