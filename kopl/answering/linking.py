@@ -5,7 +5,8 @@ or by the concept's name, its last word, or that word's plural ("elements" for "
 element"), or, when it says none of these, by meaning: the noun it asks for ("which planes",
 "who") near a concept's name in MiniLM's space ("aircraft", "character"). A concept's name is
 read as words whatever convention wrote it (`naming.name_head`: ``chemical_element``,
-``chemistry.chemical_element``).
+``chemistry.chemical_element``). A question that names no entity but says a proper name links
+nothing: it asks about something the KB lacks.
 """
 
 from __future__ import annotations
@@ -78,8 +79,9 @@ def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float]) -> 
     """The failed Compiled of a question that names nothing of the KB, else None."""
     if links(linked):
         return None
-    return Compiled(linked.question, frontend, failure="link", error=NOTHING_LINKS,
-                    seconds=seconds)
+    name = unknown_name(linked.question)
+    error = f"nothing found: the KB has no entity named {name!r}" if name else NOTHING_LINKS
+    return Compiled(linked.question, frontend, failure="link", error=error, seconds=seconds)
 
 
 def linked_or_raise(question: str, kb) -> Linked:
@@ -112,6 +114,7 @@ def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str
     noun, concepts = asked_noun(question), kb.concept_names()
     if noun is None or not concepts:
         return ()
+    # Imported here: MiniLM (and torch) load only for a question that needs them.
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
     names = [" ".join(name_head(c)).lower() for c in concepts]
