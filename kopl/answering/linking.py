@@ -104,8 +104,7 @@ def said_concepts(kb, question: str) -> tuple[str, ...]:
     """The concepts whose whole names the question says, in the singular or the plural ("stable
     isotopes" for stable isotope): those a search may filter by beside the entities it names."""
     said = said_words(question)
-    return tuple(c for c in kb.concept_names() if (head := name_head(c)) and (
-        says(said, head) or says(said, tuple(plural(" ".join(head)).split()))))
+    return tuple(c for c in kb.concept_names() if _says_noun(said, name_head(c)))
 
 
 def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str, ...]:
@@ -124,7 +123,9 @@ def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str
 
 
 def _names_concept(said: str, head: tuple[str, ...]) -> bool:
-    if not head:
-        return False
-    last = head[-1].lower()
-    return says(said, head) or says(said, (last,)) or says(said, (plural(last),))
+    return _says_noun(said, head) or _says_noun(said, head[-1:])
+
+
+def _says_noun(said: str, words: tuple[str, ...]) -> bool:
+    """Whether the `said_words` hold these words, or them with the last in the plural."""
+    return bool(words) and (says(said, words) or says(said, (*words[:-1], plural(words[-1]))))

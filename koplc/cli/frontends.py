@@ -232,6 +232,8 @@ def _gnn_train_pool(args) -> int:
           f"({record['pool_entries']} programs), {record['epochs_done']} epochs in "
           f"{record['seconds']} s; the model: {record['folder']}")
     return 0
+
+
 def _gnn_eval(args) -> int:
     if not args.model:
         from koplc.gnn.pool_training import ready_model

@@ -49,10 +49,17 @@ def content_words(text: str) -> list[str]:
             if w not in _STOP]
 
 
+# A noun before an entity (through punctuation: "the film ...ENT"; "is" between), or after
+# "ENT is a".
+_NEXT_TO_ENTITY = re.compile(
+    r"([A-Za-z]+)\s+(?:is\s+|was\s+)?[^\w\s]*ENT\b|\bENT\s+(?:is|was)\s+an?\s+([A-Za-z]+)")
+
+
 def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
     """The masked question's content words, less a noun next to an entity that names the
     entity's own concept ("the novel ENT", "the film ...ENT", "what kind of book is ENT", "ENT is
-    a novel": the reading says ENT alone), compared by MiniLM cosine of at least 0.65 with `entity_nouns`.
+    a novel": the reading says ENT alone), compared by MiniLM cosine of at least 0.65 with
+    `entity_nouns`.
 
     >>> import numpy as np
     >>> same = lambda ws: np.array([[1.0 if w in ("novel", "book") else 0.0] for w in ws])
@@ -60,9 +67,7 @@ def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
     ['who', 'wrote']
     """
     said = content_words(masked)
-    before = {m.lower() for m in re.findall(
-        r"([A-Za-z]+)\s+(?:is\s+|was\s+)?[^\w\s]*ENT\b|\bENT\s+(?:is|was)\s+an?\s+([A-Za-z]+)", masked)
-        for m in m if m} & set(said)
+    before = {m.lower() for m in re.findall(_NEXT_TO_ENTITY, masked) for m in m if m} & set(said)
     if not before or not entity_nouns:
         return said
     near = vectors(sorted(before)) @ vectors(entity_nouns).T
