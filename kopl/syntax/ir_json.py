@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from pydantic import ValidationError
 
@@ -12,12 +13,22 @@ from koplc.kopl.ir import Node
 from koplc.kopl.program import Parsed, SourceMap, program_from_data, program_to_json
 
 NAME = "ir-json"
+_OP_KEY = re.compile(r'"op"\s*:')
 
 
 def looks_like(text: str) -> bool:
-    """Whether the text is a JSON object with an `op` field at its top."""
-    stripped = text.lstrip()
-    return stripped.startswith("{") and '"op"' in stripped[:200]
+    """Whether the text is a JSON object with an `op` field at its top level; text that is not
+    valid JSON looks like IR JSON when it starts an object and has an "op" key (so its error is
+    reported as IR JSON's).
+
+    >>> looks_like('{"functions": ["Find"], "inputs": [["op"]]}')
+    False
+    """
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return text.lstrip().startswith("{") and _OP_KEY.search(text) is not None
+    return isinstance(data, dict) and "op" in data
 
 
 def parse(text: str) -> Parsed:
