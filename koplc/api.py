@@ -420,8 +420,8 @@ BACKENDS = ("native", "oxigraph", "endpoint")
 
 def lower(text: str, encoding: str = "kqapro", syntax: str = "auto", options=None) -> str:
     """The SPARQL 1.1 query of a program in any syntax, for a KB exported in `encoding`
-    (kqapro, plain, freebase); checks to run first, where the engine may raise, follow as
-    comment lines.
+    (kqapro, plain, freebase, wikidata); checks to run first, where the engine may raise,
+    follow as comment lines.
 
     >>> print(lower('Count(Find("Akron"))').splitlines()[1])
     SELECT (COUNT(*) AS ?count) WHERE {

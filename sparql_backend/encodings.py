@@ -13,6 +13,9 @@ qualifiers) and whether values are nodes (KQA Pro's ``<pred:value>``/``<pred:uni
   that has them (every backward record must mirror a forward one, as MetaQA's do).
 - `FREEBASE`: Freebase's ``type.object.name`` (``@en``) and ``type.object.type`` with classes
   named by IRI (``ns:music.album``), typed literals, and reified facts for qualifiers.
+- `WIKIDATA`: Wikidata's own RDF model (`WikidataEncoding`): ``rdfs:label`` (``@en``),
+  ``wdt:P31``/``wdt:P279``, ``wdt:`` truthy triples, ``p:``/``ps:``/``psv:``/``pq:``/``pqv:``
+  statement nodes and ``wikibase:`` quantity and time value nodes (`koplc.sparql_backend.wikidata`).
 
 Reified facts carry ``<urn:koplc:record>`` (forward, backward or attribute), which says where the
 KB stores the fact: the engine's Relate reads records, not triples. A year or date value node also
@@ -61,6 +64,11 @@ class Encoding:
     fact_r: str = "pred:fact_r"
     fact_t: str = "pred:fact_t"
     concept_marker: str = KOPLC + "Concept"
+    # Wikidata's shape (`WikidataEncoding`): statement nodes instead of fact_h/fact_r/fact_t.
+    statements: bool = False
+    node_class: str = ""  # when set, every node is an rdf:type of it (and nothing else is)
+    concept_path: str = ""  # when set, the SPARQL path from a node to each ancestor concept
+    marker_predicate: str = ""  # what links a concept to `concept_marker` (else type_predicate)
 
     # IRIs of names (full IRI text, without angle brackets).
 
@@ -103,6 +111,27 @@ class Encoding:
         """Reserved: a `/` after the base never comes out of `local_name`."""
         return f"{self.base}~fact/{number}"
 
+    def qualifier(self, name: str) -> str:
+        """The SPARQL predicate (an IRI or a path) from a fact to its `name` qualifier values."""
+        return iri(self.key(name))
+
+    def qualifier_name(self, text: str) -> str | None:
+        """The qualifier key an IRI names, or None."""
+        return self.key_name(text)
+
+    def unit_term(self, unit: str) -> str:
+        """The SPARQL term a quantity's unit is stored as."""
+        return string(unit)
+
+    def fact_link(self, f: str, h: str, r: str, t: str) -> str:
+        """A pattern binding `h`, `r` and `t` to the head, predicate and tail of fact `f`."""
+        return f"{f} {iri(self.fact_h)} {h} ; {iri(self.fact_r)} {r} ; {iri(self.fact_t)} {t} ."
+
+    def statement(self, f: str, head: str, prop: str, tail: str, record: str,
+                  value: bool = False) -> str:
+        """A Wikidata statement pattern (`WikidataEncoding`); others reify with fact_h/r/t."""
+        raise LoweringError(f"the {self.name} encoding has no statement nodes")
+
     # Fixed vocabulary, as SPARQL terms.
 
     def term(self, name: str) -> str:
@@ -111,6 +140,72 @@ class Encoding:
 
 def _strip(text: str, prefix: str) -> str:
     return text[len(prefix):] if text.startswith(prefix) else text
+
+
+# Wikidata's namespaces.
+WD = "http://www.wikidata.org/"
+ENTITY = WD + "entity/"
+STATEMENT_NODES = ENTITY + "statement/"
+VALUE_NODES = WD + "value/"
+UNITS = ENTITY + "unit/"
+UNITLESS = ENTITY + "Q199"  # Wikidata's unit "1"
+PROP = WD + "prop/"
+WDT = PROP + "direct/"
+PS, PSV = PROP + "statement/", PROP + "statement/value/"
+PQ, PQV = PROP + "qualifier/", PROP + "qualifier/value/"
+WIKIBASE = "http://wikiba.se/ontology#"
+P31, P279 = WDT + "P31", WDT + "P279"
+
+
+def unit_iri(unit: str) -> str:
+    """The IRI of a unit: Wikidata's Q199 for "1", else one minted from the name."""
+    return UNITLESS if unit == "1" else UNITS + local_name(unit, True)
+
+
+def unit_name(text: str) -> str:
+    """The unit an IRI stands for (`unit_iri` backwards; a Q-id for any other item)."""
+    if text == UNITLESS:
+        return "1"
+    return name_of(text[len(UNITS):], True) if text.startswith(UNITS) else \
+        name_of(_strip(text, ENTITY), True)
+
+
+class WikidataEncoding(Encoding):
+    """Wikidata's model: a property's IRIs share one local name (``p:X``, ``ps:X``, ``pq:X``,
+    ``wdt:X``), minted from the KB's name (its rdfs:label) unless the name is a P-id.
+
+    The lowering reads statement nodes (``?s p:R ?st . ?st ps:R ?o``), not ``wdt:`` triples,
+    because the engine counts the records a fact is stored as; string values are literals
+    (``ps:``/``pq:``), quantities and times value nodes (``psv:``/``pqv:``), so each statement
+    has one value and ``(ps:K|psv:K)`` binds it once."""
+
+    def qualifier(self, name: str) -> str:
+        local = local_name(name, True)
+        return f"({iri(PQ + local)}|{iri(PQV + local)})"
+
+    def qualifier_name(self, text: str) -> str | None:
+        for prefix in (PQV, PQ):
+            if text.startswith(prefix) and "/" not in text[len(prefix):]:
+                return name_of(text[len(prefix):], True)
+        return None
+
+    def unit_term(self, unit: str) -> str:
+        return iri(unit_iri(unit))
+
+    def fact_link(self, f: str, h: str, r: str, t: str) -> str:
+        return (f"{h} {r} {f} . {f} ?statement_value {t} .\n"
+                f"  FILTER(STRSTARTS(STR({r}), {string(PROP)}) && "
+                f"STRSTARTS(STR(?statement_value), {string(PS)}))")
+
+    def statement(self, f: str, head: str, prop: str, tail: str, record: str,
+                  value: bool = False) -> str:
+        """Statement `f` of property `prop` (a ``p:`` IRI term) from `head` to `tail`, stored
+        as `record`; `value`: the tail is an attribute value (``ps:`` or ``psv:``)."""
+        local = prop[1 + len(PROP):-1]
+        ps = iri(PS + local)
+        if value:
+            ps = f"({ps}|{iri(PSV + local)})"
+        return f"{head} {prop} {f} .\n{f} {ps} {tail} ; {iri(RECORD)} {record} ."
 
 
 RECORD = KOPLC + "record"
@@ -157,7 +252,29 @@ FREEBASE = Encoding(
     fact_t=KOPLC + "fact_t",
 )
 
-ENCODINGS: dict[str, Encoding] = {e.name: e for e in (KQAPRO, PLAIN, FREEBASE)}
+WIKIDATA = WikidataEncoding(
+    name="wikidata",
+    description="Wikidata: rdfs:label@en, wdt:P31/P279, wdt: truthy triples, p:/ps:/pq: "
+                "statement nodes, wikibase: quantity and time values",
+    base=WD,
+    name_predicate=RDFS_LABEL,
+    type_predicate=P31,
+    node_prefix="entity/",
+    relation_prefix="prop/",
+    key_prefix="prop/",
+    underscores=True,
+    name_lang="en",
+    value=WIKIBASE + "quantityAmount",
+    unit=WIKIBASE + "quantityUnit",
+    year=KOPLC + "year",
+    date=KOPLC + "time",
+    statements=True,
+    node_class=WIKIBASE + "Item",
+    concept_path=f"({iri(P31)}|{iri(P279)})/{iri(P279)}*",
+    marker_predicate=RDF_TYPE,
+)
+
+ENCODINGS: dict[str, Encoding] = {e.name: e for e in (KQAPRO, PLAIN, FREEBASE, WIKIDATA)}
 
 
 def encoding_named(name: str | Encoding) -> Encoding:

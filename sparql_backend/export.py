@@ -23,12 +23,16 @@ from koplc.sparql_backend.encodings import (
     Encoding,
 )
 from koplc.sparql_backend.terms import XSD, double_text, gyear_text, iri, nt_string
+from koplc.sparql_backend.wikidata_export import property_iris, wikidata_ntriples
 
 
 def ntriples(kb: KB, encoding: Encoding) -> Iterator[str]:
     """The KB's N-Triples lines (each ending in a newline); KBError if the encoding cannot
     represent it."""
     check_exportable(kb, encoding)
+    if encoding.statements:
+        yield from wikidata_ntriples(kb, encoding)
+        return
     writer = _Writer(kb, encoding)
     for n in kb.all_nodes:
         yield from writer.node(n)
@@ -68,6 +72,10 @@ def check_exportable(kb: KB, encoding: Encoding) -> None:
         _check_literal_values(kb, encoding)
     if not encoding.reified:
         _check_plain_facts(kb, encoding)
+    if encoding.statements:
+        taken = set(iris) & set(property_iris(kb, encoding).values())
+        if taken:
+            raise _refuse(encoding, f"a node and a property would share the IRI {min(taken)}")
 
 
 def _check_literal_values(kb: KB, encoding: Encoding) -> None:

@@ -44,7 +44,7 @@ from koplc.sparql_backend.lower_extensions import ExtensionLowering
 from koplc.sparql_backend.lower_queries import QueryLowering, select
 from koplc.sparql_backend.lower_sets import SetLowering
 from koplc.sparql_backend.patterns import Guard, Shape, Sub, indent
-from koplc.sparql_backend.terms import XSD, iri
+from koplc.sparql_backend.terms import RDF_TYPE, XSD, iri
 from koplc.sparql_backend.value_patterns import ValuePatterns
 
 PROLOGUE = f"PREFIX xsd: <{XSD}>\n"
@@ -106,6 +106,9 @@ class Vocab:
         self.record, self.key_type = iri(RECORD), iri(KEY_TYPE)
         self.forward, self.backward = iri(FORWARD), iri(BACKWARD)
         self.attribute, self.concept = iri(ATTRIBUTE), iri(e.concept_marker)
+        self.marker = iri(e.marker_predicate or e.type_predicate)
+        self.concept_path = e.concept_path or self.type
+        self.node = f" ; {iri(RDF_TYPE)} {iri(e.node_class)}" if e.node_class else ""
 
 
 _VOCABS: dict[int, tuple[Encoding, Vocab]] = {}

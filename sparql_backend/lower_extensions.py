@@ -128,7 +128,7 @@ class ExtensionLowering:
             or the moment with it when `flip`)."""
             q = self.fresh("q")
             pattern, y, is_date, d = self.vp.time(q)
-            found = f"{f} {iri(self.e.key(key))} {q} . {pattern}"
+            found = f"{f} {self.e.qualifier(key)} {q} . {pattern}"
             if op is None:
                 return f"EXISTS {{ {found} }}"
             by_year = f"{year} {op} {y}" if flip else f"{y} {op} {year}"

@@ -10,6 +10,7 @@ Select* bring back each candidate quantity; `results` takes the majority unit an
 from __future__ import annotations
 
 from koplc.kopl.values import parse_literal, unreadable
+from koplc.sparql_backend.encodings import PS
 from koplc.sparql_backend.patterns import NEVER, Shape, Sub, block, indent, join, select_distinct
 from koplc.sparql_backend.terms import iri, string
 
@@ -66,7 +67,7 @@ class QueryLowering:
         key = (*inner.key, fact_id)
         if fact[0] != "node" or inner.empty or condition is None:
             return Sub(NEVER, h, key, empty=True)
-        qualifier = f"{fact[1]} {iri(self.e.key(node.qkey))} {q} ."
+        qualifier = f"{fact[1]} {self.e.qualifier(node.qkey)} {q} ."
         return Sub(join(inner.where, fact_pattern,
                         f"FILTER EXISTS {{ {qualifier} FILTER({condition}) }}"), h, key)
 
@@ -79,7 +80,7 @@ class QueryLowering:
         if fact[0] != "node" or inner.empty or condition is None:
             return Sub(NEVER, h, key, empty=True)
         return Sub(join(inner.where, fact_pattern, f"FILTER({condition})",
-                        f"{fact[1]} {iri(self.e.key(node.qkey))} {h} ."), h, key)
+                        f"{fact[1]} {self.e.qualifier(node.qkey)} {h} ."), h, key)
 
     def forward_pairs(self, node, relation: str | None) -> tuple[str, tuple, str | None]:
         """(pattern, key, fact var) of each forward fact from a left to a right element, with
@@ -97,8 +98,19 @@ class QueryLowering:
             check = f"FILTER(STRSTARTS(STR(?relation0), {prefix}))" if relation is None else ""
             return join(sets, f"{a} {r} {b} .", check), key, None
         f, v = self.fresh("f"), self.v
+        if self.e.statements:
+            return join(sets, self.statement_pair(f, a, r, b)), (*key, f), f
         return join(sets, f"{f} {v.fact_h} {a} ; {v.record} {v.forward} ; {v.fact_t} {b} ; "
                     f"{v.fact_r} {r} ."), (*key, f), f
+
+    def statement_pair(self, f: str, a: str, r: str, b: str) -> str:
+        """A forward statement `f` from `a` to `b` of property `r` (a ``p:`` IRI, or a
+        variable for any property)."""
+        if not r.startswith("?"):
+            return self.e.statement(f, a, r, b, self.v.forward)
+        ps = self.fresh("p")
+        return (f"{a} {r} {f} .\n{f} {self.v.record} {self.v.forward} ; {ps} {b} .\n"
+                f"FILTER(STRSTARTS(STR({ps}), {string(PS)}))")
 
     def visit_QueryRelation(self, node):
         where, key, _ = self.forward_pairs(node, None)
@@ -109,7 +121,7 @@ class QueryLowering:
         where, key, f = self.forward_pairs(node, node.relation)
         if f is None or where.startswith(NEVER):
             return Sub(NEVER, h, (*key, h), empty=True)
-        return Sub(join(where, f"{f} {iri(self.e.key(node.qkey))} {h} ."), h, (*key, h))
+        return Sub(join(where, f"{f} {self.e.qualifier(node.qkey)} {h} ."), h, (*key, h))
 
     def candidates(self, x: str, key: str) -> tuple[str, str, list[str]]:
         """(pattern, fact id, columns) of each quantity of `key` on `x`, with `x`'s name."""

@@ -20,13 +20,13 @@ class SetLowering:
     __slots__ = ()
 
     def visit_FindAll(self, node, x):
-        where = f"{x} {self.v.name} {self.fresh('n')} ."
+        where = f"{x} {self.v.name} {self.fresh('n')}{self.v.node} ."
         if not self.options.findall_concepts:
-            where += f"\nFILTER NOT EXISTS {{ {x} {self.v.type} {self.v.concept} }}"
+            where += f"\nFILTER NOT EXISTS {{ {x} {self.v.marker} {self.v.concept} }}"
         return Sub(where, x, (x,), fan=1)
 
     def visit_Find(self, node, x):
-        return Sub(f"{x} {self.v.name} {self.e.name_literal(node.name)} .", x, (x,))
+        return Sub(f"{x} {self.v.name} {self.e.name_literal(node.name)}{self.v.node} .", x, (x,))
 
     def visit_FilterConcept(self, node, x):
         inner = self.set_of(node.input, x).entities()
@@ -34,7 +34,7 @@ class SetLowering:
             test = f"{x} {self.v.type} {iri(self.e.concept(node.concept))} ."
         else:
             c, name = self.fresh("c"), self.e.name_literal(node.concept)
-            test = f"{x} {self.v.type} {c} .\n{c} {self.v.name} {name} ."
+            test = f"{x} {self.v.concept_path} {c} .\n{c} {self.v.name} {name} ."
         result = Sub(join(inner.where, test), x, (x,), fan=inner.fan)
         return result.nothing() if inner.empty else result
 
@@ -57,6 +57,9 @@ class SetLowering:
     def record(self, f: str, here: str, relation: str, direction: str, there: str) -> str:
         """The reified record `f` of `relation` stored on `here` in `direction`, to `there`."""
         v = self.v
+        if self.e.statements:
+            head, tail = (here, there) if direction == "forward" else (there, here)
+            return self.e.statement(f, head, relation, tail, getattr(v, direction))
         if direction == "forward":
             return (f"{f} {v.fact_h} {here} ; {v.fact_r} {relation} ; {v.record} {v.forward} ; "
                     f"{v.fact_t} {there} .")
@@ -70,6 +73,8 @@ class SetLowering:
         if not self.e.reified:
             return f"{x} {k} {value} .", ("attribute", key, value), value
         f, v = self.fresh("f"), self.v
+        if self.e.statements:
+            return self.e.statement(f, x, k, value, v.attribute, value=True), ("node", f), f
         return (f"{f} {v.fact_h} {x} ; {v.fact_r} {k} ; {v.record} {v.attribute} ; "
                 f"{v.fact_t} {value} ."), ("node", f), f
 
@@ -103,7 +108,7 @@ class SetLowering:
         if inner.fact[0] != "node" or inner.empty:  # plain triples carry no qualifiers
             return inner.nothing()
         f, q = inner.fact[1], self.fresh("q")
-        has = f"{f} {iri(self.e.key(node.qkey))} {q} ."
+        has = f"{f} {self.e.qualifier(node.qkey)} {q} ."
         test = self.vp.test(q, target, op, self.options.inclusive_comparators)
         if test is None:
             self.raise_when_compared(node, join(inner.where, has), q, target, op)

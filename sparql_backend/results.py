@@ -114,8 +114,8 @@ def fetch_facts(lowered: Lowered, facts: list[str], store) -> dict[str, dict]:
     pattern, _, columns = vp.describe("?t", "value")
     query = (f"{PROLOGUE}SELECT ?fact ?record ?h ?r ?t {' '.join(columns)} WHERE {{\n"
              f"  VALUES ?fact {{ {values} }}\n"
-             f"  ?fact <{RECORD}> ?record ; {iri(e.fact_h)} ?h ; {iri(e.fact_r)} ?r ; "
-             f"{iri(e.fact_t)} ?t .\n  {pattern}\n}}")
+             f"  ?fact <{RECORD}> ?record .\n  {e.fact_link('?fact', '?h', '?r', '?t')}\n"
+             f"  {pattern}\n}}")
     out: dict[str, dict] = {}
     for row in store.select(query):
         record = row["record"].value
@@ -135,7 +135,9 @@ def fetch_facts(lowered: Lowered, facts: list[str], store) -> dict[str, dict]:
              f"  FILTER(?key NOT IN ({skip.replace(' ', ', ')}))\n  {pattern}\n}}\n"
              "ORDER BY ?fact ?key")
     for row in store.select(query):
-        key = e.key_name(row["key"].value)
+        key = e.qualifier_name(row["key"].value)
+        if key is None:  # a statement's own value, rank or other non-qualifier triple
+            continue
         value = str(decode_value(row, "value", e.value_nodes))
         out[row["fact"].value]["qualifiers"].setdefault(key, []).append(value)
     return out

@@ -1,7 +1,8 @@
 """SPARQL patterns over a value handle: the engine's comparisons, and reading values back.
 
 A *handle* is the variable a fact's value is bound to: a value node (with ``<pred:value>``,
-``<pred:unit>``, ``<pred:year>``, ``<pred:date>``) or a typed literal, as the encoding says. Every
+``<pred:unit>``, ``<pred:year>``, ``<pred:date>``) or a typed literal, as the encoding says; in
+the Wikidata encoding a string is a literal and a quantity or time a ``wikibase:`` value node. Every
 pattern here must follow the pattern that binds the handle in the same group (or sit inside
 ``EXISTS``), and matches at most once per handle, so joins keep the engine's multiplicities.
 
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from datetime import date
 
 from koplc.kopl.values import DATE, QUANTITY, STRING, YEAR, Value
-from koplc.sparql_backend.encodings import Encoding
+from koplc.sparql_backend.encodings import Encoding, unit_name
 from koplc.sparql_backend.terms import XSD, Term, date_literal, double, integer, iri, string
 
 _NUMERIC = {f"{XSD}{t}" for t in ("double", "float", "decimal", "integer", "int", "long",
@@ -37,6 +38,7 @@ class ValuePatterns:
         self.value, self.unit = iri(encoding.value), iri(encoding.unit)
         self.year, self.date = iri(encoding.year), iri(encoding.date)
         self.time_term = iri(encoding.time)
+        self.literal_strings = encoding.statements
 
     # What kind of value a handle is, and its parts as expressions.
 
@@ -60,7 +62,7 @@ class ValuePatterns:
                 f"IF({is_date}, YEAR({v}), xsd:integer(STR({v})))", is_date, v)
 
     def string_is(self, v: str, text: str) -> str:
-        if not self.nodes:
+        if not self.nodes or self.literal_strings:
             return f"FILTER({v} = {string(text)})"
         return f"{v} {self.value} {string(text)} ."
 
@@ -80,20 +82,22 @@ class ValuePatterns:
             pattern, n, u = self.quantity(v)
             number = double(target.value)
             check = f"{n} {op} {number}" if strict else f"!({n} {_opposite(op)} {number})"
-            return f"{pattern} FILTER({u} = {string(target.unit)} && {check})"
+            return f"{pattern} FILTER({u} = {self.e.unit_term(target.unit)} && {check})"
         pattern, y, is_date, d = self.time(v)
         return f"{pattern} FILTER({_time_check(target, op, y, is_date, d)})"
 
     def comparable(self, v: str, target: Value) -> str:
         """A pattern matching the values the engine compares with `target` (where it raises)."""
         if target.type == STRING:
+            if self.literal_strings:
+                return f"FILTER(isLiteral({v}) && datatype({v}) = xsd:string)"
             if not self.nodes:
                 return f"FILTER(datatype({v}) = xsd:string)"
             s = self.fresh("s")
             return f"{v} {self.value} {s} . FILTER(datatype({s}) = xsd:string)"
         if target.type == QUANTITY:
             pattern, _, u = self.quantity(v)
-            return f"{pattern} FILTER({u} = {string(target.unit)})"
+            return f"{pattern} FILTER({u} = {self.e.unit_term(target.unit)})"
         return self.time(v)[0]
 
     # Reading values back.
@@ -105,6 +109,12 @@ class ValuePatterns:
         if not self.nodes:
             return "", [v], [f"({v} AS ?{prefix})", f"(STR({v}) AS ?{prefix}_text)"]
         a, b, c, d = (f"?{prefix}_{part}" for part in ("value", "unit", "year", "date"))
+        if self.literal_strings:
+            pattern = (f"OPTIONAL {{ {v} {self.value} {a}0 }} OPTIONAL {{ {v} {self.unit} {b} }} "
+                       f"OPTIONAL {{ {v} {self.year} {c} }} OPTIONAL {{ {v} {self.time_term} {d} "
+                       f"FILTER(datatype({d}) = xsd:date) }}")
+            return pattern, [v, f"{a}0", b, c, d], \
+                [f"(IF(isLiteral({v}), STR({v}), STR({a}0)) AS {a})", b, c, d]
         pattern = (f"OPTIONAL {{ {v} {self.value} {a}0 }} OPTIONAL {{ {v} {self.unit} {b} }} "
                    f"OPTIONAL {{ {v} {self.year} {c} }} OPTIONAL {{ {v} {self.date} {d} }}")
         return pattern, [f"{a}0", b, c, d], [f"(STR({a}0) AS {a})", b, c, d]
@@ -123,7 +133,8 @@ def decode_value(row: dict[str, Term], prefix: str, value_nodes: bool) -> Value 
     if day is not None:
         return Value(DATE, read_date(day.value))
     if unit is not None and value is not None:
-        return Value(QUANTITY, float(value.value), unit.value)
+        return Value(QUANTITY, float(value.value),
+                     unit_name(unit.value) if unit.kind == "iri" else unit.value)
     if year is not None:
         return Value(YEAR, int(year.value))
     return None if value is None else Value(STRING, value.value)

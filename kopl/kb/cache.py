@@ -29,7 +29,7 @@ from koplc.kopl.kb.triple_schema import NEUTRAL_RULES, TripleSchema
 from koplc.kopl.kb.triples import load_pipe_triples, load_rdf
 from koplc.kopl.user_cache import derived_path, writable
 
-FORMAT = 4  # bump whenever the KB's pickled layout, the header or what a loader reads changes (4: RDF local names, subject_concepts)
+FORMAT = 5  # bump whenever the KB's pickled layout, the header or what a loader reads changes (5: Wikidata's RDF model)
 SUFFIX = ".koplc-cache"
 _MAGIC = b"koplc-kb\n"
 KB_FORMATS = ("kopl-json", "pipe-triples", "ntriples", "turtle")

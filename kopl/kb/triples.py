@@ -21,7 +21,9 @@ a literal object is an attribute (numbers → unitless quantities, xsd:date/date
 xsd:gYear → years, anything else → strings). The relation or attribute name is the predicate's
 label, else its local name. Properties (``rdf:type rdf:Property`` or ``owl:*Property``, or any
 predicate IRI) are not entities; triples about concepts other than labels and subclass links are
-ignored. RDF has no qualifiers here.
+ignored. Plain RDF has no qualifiers; a file in Wikidata's model (a predicate in
+``http://www.wikidata.org/prop/``) is read by `koplc.kopl.kb.wikidata_rdf` instead, statement
+nodes and qualifiers included.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triple_schema import TripleSchema, neutral_schema
+from koplc.kopl.kb.wikidata_rdf import is_wikidata, wikidata_to_kb
 from koplc.kopl.naming import local_name
 from koplc.kopl.values import QUANTITY, STRING, Value, parse_time
 
@@ -117,7 +120,8 @@ _NUMBERS = {_XSD + t for t in ("integer", "decimal", "double", "float", "int", "
 
 
 def load_rdf(path: str | Path) -> KB:
-    """Load an N-Triples (.nt) or Turtle (.ttl) file with pyoxigraph (see the module notes)."""
+    """Load an N-Triples (.nt) or Turtle (.ttl) file with pyoxigraph (see the module notes;
+    Wikidata's model goes to `koplc.kopl.kb.wikidata_rdf`)."""
     import pyoxigraph
 
     path = Path(path)
@@ -128,6 +132,8 @@ def load_rdf(path: str | Path) -> KB:
     except SyntaxError as err:
         raise builder.error("RDF syntax", str(err)) from None
     triples = [(_term(q.subject), q.predicate.value, q.object) for q in quads]
+    if is_wikidata(triples):
+        return wikidata_to_kb(triples, builder)
     return rdf_to_kb(triples, builder)
 
 

@@ -38,7 +38,7 @@ def add_lower(sub: argparse.ArgumentParser) -> None:
 
 def add_kb_export(kb_commands) -> None:
     export = kb_commands.add_parser("export", help="write the KB as N-Triples in an RDF "
-                                    "encoding (kqapro, plain, freebase)")
+                                    "encoding (kqapro, plain, freebase, wikidata)")
     export.add_argument("kb", metavar="KB")
     export.add_argument("--to", dest="out", help="output .nt file, written atomically "
                         "(default: stdout)")
