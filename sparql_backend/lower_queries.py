@@ -171,6 +171,10 @@ class QueryLowering:
         if test is None:
             self.raise_when_compared(node, values.where, h, target, op)
             hit = "0"
+        elif self.e.statements and test.startswith("FILTER(") and test.count("FILTER") == 1:
+            # A literal's test is an expression: Virtuoso answers EXISTS { FILTER(...) } over
+            # an outer variable as true whatever the variable holds.
+            hit = f"IF({test[len('FILTER('):-1]}, 1, 0)"
         else:
             hit = f"IF(EXISTS {{ {test} }}, 1, 0)"
         counted = (f"{{ SELECT (COUNT(*) AS ?total) (SUM(?hit0) AS ?hits) WHERE {{\n"
