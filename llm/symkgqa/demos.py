@@ -13,7 +13,7 @@ import numpy as np
 
 from koplc.kopl.datasets.metaqa import FIXED_DEMOS, gold_program, read_questions
 from koplc.kopl.grounding.mentions import plain
-from koplc.kopl.registry import info_of
+from koplc.kopl.registry import info_of, lookup
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.lm.model_cache import cache_root
 
@@ -71,6 +71,43 @@ def steps_of(calls: str) -> str:
     """
     lines = calls_of(calls).splitlines()
     return "\n".join([f"Step {i}: {line}" for i, line in enumerate(lines, 1)] + ["Done"])
+
+
+# Ops that give a subset of their input by a test of each member: applying one twice in a row
+# changes nothing.
+_IDEMPOTENT = frozenset({"concept", "filter", "qfilter"})
+_OP_NAME = re.compile(r"^\s*(\w+)\s*\(")
+
+
+def _idempotent(line: str) -> bool:
+    found = _OP_NAME.match(line)
+    info = lookup(found.group(1)) if found else None
+    return info is not None and info.family in _IDEMPOTENT
+
+
+def without_repeats(calls: str) -> str:
+    """A generated program's calls, with every immediate repeat of a run of filter lines left
+    out (a small model loops on what it just wrote, and a filter applied twice is the filter
+    once) and lines that are no call left out (an "Entities:" line copied from the prompt).
+
+    >>> print(without_repeats("FindAll()\\nFilterConcept(a)\\nFilterNum(h, 2, >)\\n"
+    ...                       "FilterConcept(a)\\nFilterNum(h, 2, >)\\nQueryName()"))
+    FindAll()
+    FilterConcept(a)
+    FilterNum(h, 2, >)
+    QueryName()
+    """
+    lines = [line for line in calls_of(calls).splitlines() if _OP_NAME.match(line)]
+    i = 0
+    while i < len(lines):
+        for size in range(1, (len(lines) - i) // 2 + 1):
+            block = lines[i:i + size]
+            if block == lines[i + size:i + 2 * size] and all(map(_idempotent, block)):
+                del lines[i + size:i + 2 * size]
+                break
+        else:
+            i += 1
+    return "\n".join(lines)
 
 
 def template_key(masked: str) -> str:

@@ -18,11 +18,14 @@ from koplc.kopl.errors import KoplcError
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.lm.gbnf import grammar_for
 from koplc.llm.lm.scoring import LMChooser, inverse_consistency
+from koplc.llm.symkgqa.answer_type import asked_types, output_type, retyped
 from koplc.llm.symkgqa.catalogue import ops_for_kb
-from koplc.llm.symkgqa.demos import FIXED, DemoSelector, calls_of, steps_of
+from koplc.llm.symkgqa.demos import FIXED, DemoSelector, calls_of, steps_of, without_repeats
 from koplc.llm.symkgqa.prompt import PromptBuilder
+from koplc.llm.symkgqa.said_units import with_said_units
 
 STOP = ("\nQuestion:", "\n\n")
+TYPED_TRIES = 5  # candidates of the asked type run, best-fitting first, before giving up
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,7 @@ class Compiler:
         if reused is not None and reused.answer:
             attempts = [reused]
             chosen = self._repair_after_run(attempts, 0, linked, searched, "", opts, seconds)
+            chosen = self._typed(attempts, chosen, linked, searched, opts, seconds)
             return Trace(linked.question, list(linked.entities), list(linked.concepts),
                          [twin.question], attempts, chosen, seconds)
         clock = time.perf_counter()
@@ -168,6 +172,7 @@ class Compiler:
             chosen = self._pick(attempts, linked.question, seconds)
         chosen = self._repair_after_run(attempts, chosen, linked, searched, prompt, opts,
                                         seconds)
+        chosen = self._typed(attempts, chosen, linked, searched, opts, seconds)
         if reused is not None:
             attempts.append(reused)  # kept for --explain, after the generated ones
         return Trace(linked.question, list(linked.entities), list(linked.concepts),
@@ -187,7 +192,22 @@ class Compiler:
             from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
 
             self._searcher = Reasoner(self.kb, None, [], ByokgOptions(demos="none"))
-        return self._searcher.search(linked, "")
+        return [self._in_kb_units(c, linked.question) for c in self._searcher.search(linked, "")]
+
+    def _in_kb_units(self, candidate, question: str):
+        """A search program with its quantities restated in the KB's units for their keys
+        (the grounding's units pass, which the LM's programs get too): the search writes a
+        number with the unit the question says ("5000 years", "2.5 metres")."""
+        from koplc.kopl.grounding.context import GroundingContext
+        from koplc.kopl.grounding.unit_conversion import convert_units
+
+        ctx = GroundingContext(self.kb, self.indexes, question, self.chooser)
+        node, changes = convert_units(candidate.node, ctx)
+        if not changes:
+            return candidate
+        answer = run(node, self.kb, {}).answers
+        return replace(candidate, node=node, text=calls_of(steps_syntax.print_program(node)),
+                       answer=tuple(answer))
 
     def _demos(self, linked, opts: CompileOptions, searched: list) -> list:
         """The prompt's demonstrations (CompileOptions.demos): the pool's nearest to the
@@ -242,6 +262,52 @@ class Compiler:
                                 answer=list(done.run.answers), node=done.program))
         return len(attempts) - 1
 
+    def _typed(self, attempts: list[Attempt], chosen: int | None, linked, searched: list,
+               opts: CompileOptions, seconds) -> int | None:
+        """The answer-type check (answer_type.py): when the chosen program gives another type
+        than the question's form asks for, the candidate of the asked type that answers and
+        fits the question best (the search's fit; without the search, the first): another
+        attempt, a search program, or the chosen program with its last op retyped. With the
+        search, a candidate must fit at least as well as the search's refusal threshold; when
+        none does, nothing is found (an attempt that failed "unfit" is chosen)."""
+        wanted = asked_types(linked.question)
+        if not opts.repair or chosen is None or wanted is None:
+            return chosen
+        node = attempts[chosen].node
+        if node is None or output_type(node) in wanted:
+            return chosen
+        nodes = [a.node for a in attempts if a.answer and a.node is not None]
+        nodes += [c.node for c in searched] + [retyped(node, wanted)]
+        typed = list(dict.fromkeys(n for n in nodes if n is not None
+                                   and output_type(n) in wanted))
+        fits: list = [None] * len(typed)
+        if searched:
+            # The search's own refusal threshold: a program of the asked type must fit the
+            # question as well as the search asks of any answer.
+            least = self._searcher.options.min_fit
+            fits = self._searcher.nearness(typed, self._searcher.asked(linked)) if typed else []
+            order = sorted((i for i in range(len(typed)) if fits[i] >= least),
+                           key=lambda i: (-fits[i], i))
+            typed, fits = [typed[i] for i in order], [fits[i] for i in order]
+        clock = time.perf_counter()
+        for candidate, fit in list(zip(typed, fits, strict=True))[:TYPED_TRIES]:
+            result = run(candidate, self.kb, seconds)
+            if result.answers:
+                text = steps_syntax.print_program(candidate)
+                attempts.append(Attempt(calls_of(text), source="answer-type", program=text,
+                                        parsed=candidate, grounded=text, score=fit,
+                                        answer=list(result.answers), node=candidate))
+                chosen = len(attempts) - 1
+                break
+        else:
+            if searched:
+                attempts.append(Attempt("", source="answer-type", failed="unfit", error=(
+                    "nothing found: no program that gives what the question asks for fits "
+                    "it; the KB may not hold what it asks")))
+                chosen = len(attempts) - 1
+        seconds["repair"] = seconds.get("repair", 0.0) + time.perf_counter() - clock
+        return chosen
+
     def _reuse(self, linked, opts: CompileOptions, seconds):
         """Case reuse: when the pool holds a question phrased exactly like this one (entities
         masked), or one word away by a near synonym (DemoSelector.near_twin), its program with
@@ -262,7 +328,7 @@ class Compiler:
         written program, grounding, the repairs of a grounded one, execution and judging."""
         attempt = Attempt(raw)
         try:
-            node = parse_program(steps_of(raw))
+            node = parse_program(steps_of(without_repeats(raw)))
             attempt.program, attempt.parsed = steps_syntax.print_program(node), node
             checked(node)
         except StageFailure as err:
@@ -304,13 +370,25 @@ class Compiler:
     def _ground(self, node, question: str, opts: CompileOptions):
         from koplc.kopl.grounding.context import GroundingContext, GroundingOptions
         from koplc.kopl.grounding.driver import ground
+        from koplc.kopl.grounding.unit_conversion import convert_units, key_of
 
         options = GroundingOptions(execution_guidance=opts.execution_guidance)
-        grounded = ground(node, GroundingContext(self.kb, self.indexes, question, self.chooser,
-                                                 options))
+        ctx = GroundingContext(self.kb, self.indexes, question, self.chooser, options)
+        grounded = ground(node, ctx)
         if grounded.remaining:
             raise KoplcError(grounded.remaining, code="grounding")
-        return grounded.program, [c.to_json() for c in grounded.changes]
+        changes = [c.to_json() for c in grounded.changes]
+
+        def unit(quantity_node) -> str | None:  # the KB's unit of the node's grounded key
+            found = key_of(quantity_node)
+            return ctx.profile.unit(*found) if found else None
+
+        program, said = with_said_units(grounded.program, question, unit)
+        if not said:
+            return grounded.program, changes
+        program, converted = convert_units(program, ctx)
+        return program, changes + [{"pass": "said-units", "edit": e} for e in said] + [
+            c.to_json() for c in converted]
 
     def _pick(self, attempts: list[Attempt], question: str, seconds) -> int | None:
         """The answering candidate most candidates agree on (self-consistency: the same grounded
