@@ -188,6 +188,13 @@ BY_ATTRIBUTE = frozenset({"older", "younger", "oldest", "youngest"})
 the largest age. The tables read them as dates; a reader that does not know the key leaves
 them alone."""
 
+AS_TIMES: dict[Comparator, tuple[str, ...]] = {
+    Comparator.LT: ("older", "oldest", "earlier", "earliest", "first"),
+    Comparator.GT: ("younger", "youngest", "newer", "newest", "later", "latest", "recent",
+                    "recently")}
+"""Words that put one date or year before (`<`) or after (`>`) another: what is older came
+earlier (`BY_ATTRIBUTE`'s words read of a date)."""
+
 COMPARATOR_READINGS: dict[Comparator, str] = {
     Comparator.EQ: "", Comparator.NE: "not ", Comparator.LT: "less than ",
     Comparator.GT: "greater than ", Comparator.LE: "at most ", Comparator.GE: "at least "}

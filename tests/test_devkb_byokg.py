@@ -2,7 +2,8 @@
 BYOKG search (MiniLM, no LM): numbers with separators and in words, a number with its own
 unit, each qualifier op, two constraints, a middle hop named by its role, a relation named by a
 urn: IRI, raw identifiers, a name written in the plural or shortened, and a concept named by
-another word ("planes" for aircraft)."""
+another word ("planes" for aircraft), the earliest or latest by a year, a concept named in
+pieces ("isotopes ... radioactive") and a superlative over a named group."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ CASES = [
     ("flights", "How many aircraft does Delta operate?", "Count"),
     ("flights", "Which planes have more than 400 seats?", "FilterConcept"),
     ("starwars", "How many worlds does the database know about?", "FilterConcept"),
+    ("flights", "Which was built more recently, N8329B or N14228?", "ArgMax"),
+    ("flights", "What is the oldest plane Delta operates?", "ArgMin"),
+    ("isotopes", "How many of beryllium's isotopes are radioactive?", "FilterConcept"),
+    ("starwars", "Which droid is the tallest?", "SelectAmong"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [

@@ -102,9 +102,12 @@ def concept_starts(kb, question: str) -> list[FilterConcept]:
 
 def said_concepts(kb, question: str) -> tuple[str, ...]:
     """The concepts whose whole names the question says, in the singular or the plural ("stable
-    isotopes" for stable isotope): those a search may filter by beside the entities it names."""
+    isotopes" for stable isotope), or whose names of several words it says each of, in any
+    order ("isotopes ... are radioactive" for radioactive isotope): those a search may filter
+    by beside the entities it names."""
     said = said_words(question)
-    return tuple(c for c in kb.concept_names() if _says_noun(said, name_head(c)))
+    return tuple(c for c in kb.concept_names()
+                 if _says_noun(said, name_head(c)) or _says_each(said, name_head(c)))
 
 
 def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str, ...]:
@@ -124,6 +127,12 @@ def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str
 
 def _names_concept(said: str, head: tuple[str, ...]) -> bool:
     return _says_noun(said, head) or _says_noun(said, head[-1:])
+
+
+def _says_each(said: str, words: tuple[str, ...]) -> bool:
+    """Whether the `said_words` hold each of two or more words, each in the singular or the
+    plural, wherever they stand."""
+    return len(words) >= 2 and all(_says_noun(said, (w,)) for w in words)
 
 
 def _says_noun(said: str, words: tuple[str, ...]) -> bool:

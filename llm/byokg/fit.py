@@ -106,11 +106,14 @@ def asked_type(question: str) -> str | None:
 
 def answer_type(node: Node, noun) -> str | None:
     """What a finished program returns, in words: the concept of its answer set (`noun`, as
-    Reasoner.noun), else the name of the relation or attribute it ends with."""
+    Reasoner.noun; of the set a SelectAmong or SelectBetween picks from), else the name of the
+    relation or attribute it ends with."""
     if node.op == "Count":
         return "number"
     if node.op == "QueryAttr":
         return words(node.key)
+    if node.op in ("SelectAmong", "SelectBetween"):  # one of the entities it picks among
+        return noun(node.input if node.op == "SelectAmong" else node.left)
     if node.op != "QueryName":
         return None
     return noun(node.input) or (words(node.input.relation) if node.input.op == "Relate"

@@ -15,10 +15,13 @@ from functools import lru_cache
 from koplc.kopl.exploration.readings import words
 from koplc.kopl.ir import (
     And,
+    ArgMax,
+    ArgMin,
     Count,
     FilterStr,
     Find,
     Node,
+    Or,
     QueryAttr,
     QueryAttrQualifier,
     QueryAttrUnderCondition,
@@ -31,6 +34,7 @@ from koplc.kopl.ir import (
     VerifyStr,
 )
 from koplc.kopl.lexicon import (
+    AS_TIMES,
     COMPARATIVES,
     RELATEDNESS,
     SUPERLATIVES,
@@ -48,6 +52,7 @@ from koplc.kopl.values import DATE, YEAR
 _MOST, _LEAST = ("|".join(SUPERLATIVES[op]) for op in (AmongOp.LARGEST, AmongOp.SMALLEST))
 _MORE, _LESS = ("|".join(COMPARATIVES[c]) for c in (Comparator.GT, Comparator.LT))
 _RELATED = "|".join(RELATEDNESS)
+_EARLIER_TIME, _LATER_TIME = ("|".join(AS_TIMES[c]) for c in (Comparator.LT, Comparator.GT))
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,10 @@ class Cues:
     units: tuple[str, ...] = ()
     """The unit said with each of `numbers`, as written ("" where none is)."""
     how_many: bool = False
+    earlier: bool = False
+    """Whether the question asks for the earlier of times ("older", "oldest", "earliest");
+    `later` the later ("newest", "more recently")."""
+    later: bool = False
 
     @property
     def comparators(self) -> tuple[str, ...]:
@@ -89,7 +98,7 @@ def cues(question: str) -> Cues:
     return Cues(is_yes_no(question), has(_RELATED),
                 has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
-                asks_how_many(question))
+                asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME))
 
 
 def _said(text: str, phrase: str) -> bool:
@@ -116,15 +125,31 @@ def _facts_of(kb, key: str, values) -> tuple[str, str, frozenset[str]]:
     return kb.key_type.get(key, ""), unit, frozenset(strings)
 
 
-def answer_kind(cue: Cues, candidates: list, op_of) -> list:
+_PICKS = ("ArgMax", "ArgMin")
+
+
+def answer_kind(cue: Cues, candidates: list, node_of) -> list:
     """The candidates whose last op gives what the question's form asks: a yes/no question a
-    Verify, a superlative a SelectAmong or SelectBetween, a comparative a SelectBetween, when
-    there are such candidates."""
+    Verify, a superlative a SelectAmong, SelectBetween or the names of an ArgMax or ArgMin, a
+    comparative a SelectBetween or the names of the ArgMax or ArgMin of two, when there are
+    such candidates."""
     wanted = [op.__name__ for op in ops_of("verify")] if cue.yes_no else (
-        ("SelectAmong", "SelectBetween") if cue.most or cue.least else (
-            ("SelectBetween",) if cue.more or cue.less else ()))
-    kept = [c for c in candidates if op_of(c) in wanted]
+        ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least else (
+            ("SelectBetween", *_PICKS) if cue.more or cue.less else (
+                _PICKS if cue.earlier or cue.later else ())))
+    kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
     return kept or candidates
+
+
+def _last_op(node: Node) -> str:
+    """The op that decides what `node` answers: an ArgMax or ArgMin whose names it queries,
+    else its own."""
+    return node.input.op if node.op == "QueryName" and node.input.op in _PICKS else node.op
+
+
+def _time_picks(cue: Cues) -> list[type[Node]]:
+    """ArgMin when the question puts the earlier time first, ArgMax the later."""
+    return [ArgMin] * cue.earlier + [ArgMax] * cue.later
 
 
 def measure_said(kb, key: str, question: str) -> bool:
@@ -189,15 +214,19 @@ def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
 
 def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
     """Finishing ops beyond names, count and attribute: SelectAmong a set by a quantity when the
-    question has a superlative; a Verify of an attribute by a value the question states
+    question has a superlative, the names of its ArgMin or ArgMax by a date or year when it
+    asks for the earliest or latest; a Verify of an attribute by a value the question states
     (`_stated`) when it is a yes/no question."""
     facts = _key_facts(kb)
     extremes = ("largest",) * cue.most + ("smallest",) * cue.least
-    if extremes:
+    if extremes or cue.earlier or cue.later:
         for key, (kind, _, _) in sorted(facts.items()):
             if kind == "quantity":
                 for comparator in extremes:
                     yield SelectAmong(input=node, key=key, comparator=comparator)
+            elif kind in (YEAR, DATE):
+                for pick in _time_picks(cue):
+                    yield QueryName(input=pick(input=node, key=key))
     if cue.yes_no:
         for key, (kind, unit, strings) in sorted(facts.items()):
             attr = QueryAttr(input=node, key=key)
@@ -210,15 +239,18 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
 
 def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
     """What two named entities answer together: the relation between them when the question
-    asks how they are related, and which has the greater or lesser quantity when it compares."""
+    asks how they are related, which has the greater or lesser quantity when it compares, and
+    which has the earlier or later date or year ("which is older, A or B")."""
     if cue.relation:
         yield QueryRelation(left=left, right=right)
     picks = ("greater",) * (cue.more or cue.most) + ("less",) * (cue.less or cue.least)
-    if picks:
-        for key, (kind, _, _) in sorted(_key_facts(kb).items()):
-            if kind == "quantity":
-                for comparator in picks:
-                    yield SelectBetween(left=left, right=right, key=key, comparator=comparator)
+    for key, (kind, _, _) in sorted(_key_facts(kb).items()):
+        if kind == "quantity":
+            for comparator in picks:
+                yield SelectBetween(left=left, right=right, key=key, comparator=comparator)
+        elif kind in (YEAR, DATE):
+            for pick in _time_picks(cue):
+                yield QueryName(input=pick(input=Or(left=left, right=right), key=key))
 
 
 @lru_cache(maxsize=8)

@@ -175,6 +175,10 @@ class Reasoner:
                 self._nouns.clear()
         return self._nouns[key]
 
+    def _measures(self, node: Node) -> bool:
+        """Whether `node` answers a quantity's value."""
+        return node.op == "QueryAttr" and self.kb.key_type.get(node.key) == "quantity"
+
     def entity_nouns(self, names: tuple[str, ...]) -> list[str]:
         """The names of the concepts (direct or inherited) of the entities called `names`."""
         kb = self.kb
@@ -241,7 +245,7 @@ class Reasoner:
             finished += [c for c in scored if c.finished]
             beam = sorted((c for c in scored if not c.finished), key=lambda c: -c.score
                           )[:opts.beam]
-        finished = answer_kind(cue, finished, lambda c: c.node.op)
+        finished = answer_kind(cue, finished, lambda c: c.node)
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
 
     def _pairs(self, linked: Linked, cue: Cues, question: Asked) -> list[Candidate]:
@@ -280,7 +284,7 @@ class Reasoner:
         """How well each program fits the question (llm/byokg/fit.py): the MiniLM cosine of
         its masked canonical question with the masked question, plus `coverage`
         times the word-level coverage, `order_weight` times the word order's agreement and
-        `type_weight` times the answer type's match, less `hop_cost` for each relation
+        `type_weight` times the answer type's match (a quantity's value answers "how many"), less `hop_cost` for each relation
         followed and `entity_cost` for each entity of the question it leaves out."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
@@ -295,6 +299,8 @@ class Reasoner:
                      + opts.order_weight * fit.order(similarity))
             returned = fit.answer_type(node if node.op in FINISHING else QueryName(input=node),
                                        self.noun)
+            if question.type == "number" and self._measures(node):
+                returned = "number"  # "how many engines": a quantity's value is a number
             if opts.type_weight and question.type and returned:
                 pair = encode([question.type, returned])
                 score += opts.type_weight * float(pair[0] @ pair[1])
