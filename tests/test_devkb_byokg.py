@@ -95,3 +95,23 @@ def test_a_question_about_what_the_kb_lacks_links_nothing(frontend, kbs, kb, que
     assert not links(link_question(question, kbs[kb]))
     compiled = frontend.compile(question, kbs[kb])
     assert compiled.failure == "link" and not compiled.answers
+
+
+@pytest.mark.parametrize(("kb", "question", "entity"), [
+    ("starwars", "Which humans are from Tatooine?", "Human"),
+    ("starwars", "On which worlds were the droids made?", "Droid"),
+])
+def test_a_kind_written_in_the_plural_and_in_lower_case_links_its_entity(kbs, kb, question,
+                                                                          entity):
+    from koplc.kopl.answering.linking import link_question
+
+    _gold(kb, question)
+    assert entity in link_question(question, kbs[kb]).entities
+
+
+def test_a_plural_that_is_a_word_of_the_schema_links_no_entity(kbs):
+    from koplc.kopl.answering.linking import link_question
+
+    # "characters" is the starwars concept's word: the concept, never an entity so named
+    assert link_question("Which characters are from Tatooine?", kbs["starwars"]).entities == (
+        "Tatooine",)

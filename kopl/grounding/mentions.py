@@ -20,7 +20,14 @@ from koplc.kopl.grounding.name_forms import (
     spellings,
     written_as_identifier,
 )
-from koplc.kopl.lexicon import NO_EXTRA, NOT_NAMES, ExtraWords, singular
+from koplc.kopl.lexicon import (
+    NO_EXTRA,
+    NOT_NAMES,
+    ExtraWords,
+    agent_noun,
+    base_form,
+    singular,
+)
 from koplc.kopl.naming import name_head, name_words
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
@@ -120,12 +127,16 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             if names is None and _POSSESSIVE.search(span):  # "Marie Curie's discoveries"
                 span = _POSSESSIVE.sub("", span)
                 names = table.names(span)
+            group = False
             if names is None and singular(span) != span:  # "the Gungans": a name, plural
                 names = table.names(singular(span))
+                group = (names is not None and not hinted
+                         and _group_word(span, kb, extra.not_names))
             if names is None and span[:1].isupper() and not _named_on(text, words, i + size):
                 led = table.led_by(span)  # "Delta" for "Delta Air Lines Inc."
                 names = [led] if led is not None else None
-            if names is None or not _plausible(span, lowercase, hinted, extra.not_names):
+            if names is None or not (group or _plausible(span, lowercase, hinted,
+                                                         extra.not_names)):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
             found.append((start, start + len(span), name))
@@ -135,6 +146,24 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
     concepts = tuple(c for c in kb.concept_names() if says(said, name_head(c)))
     return Linked(text, tuple(dict.fromkeys(n for _, _, n in found)), concepts,
                   tuple((s, e) for s, e, _ in found))
+
+
+def _group_word(span: str, kb, not_names: frozenset[str]) -> bool:
+    """Whether a plural word that names an entity in the singular is that entity even written
+    in lower case ("which humans", "the droids": a kind the KB holds as an entity): one word,
+    not a word of the KB's schema (whose "movies" is its concept, not a film called Movie)."""
+    word = singular(span).lower()
+    return (" " not in span and not written_as_identifier(span)
+            and word not in NOT_NAMES | not_names and word not in _schema_words(kb))
+
+
+@lru_cache(maxsize=8)
+def _schema_words(kb) -> frozenset[str]:
+    """The words of the KB's concept, relation and attribute names, lower case and in the
+    singular, with a verb's agent noun ("directed_by": director)."""
+    names = (*kb.concept_names(), *kb.relation_names, *kb.attr_index)
+    said = {singular(w.lower()) for name in names for w in name_head(name)}
+    return frozenset(said | {agent_noun(base) for w in said if (base := base_form(w))})
 
 
 def _named_on(text: str, words: list[tuple[int, int]], after: int) -> bool:
