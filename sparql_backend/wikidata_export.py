@@ -38,6 +38,7 @@ from koplc.sparql_backend.encodings import (
     PQ,
     PQV,
     PROP,
+    PROPERTIES,
     PS,
     PSV,
     RDFS_LABEL,
@@ -59,9 +60,15 @@ _RANK = f"{iri(WIKIBASE + 'rank')} {iri(WIKIBASE + 'NormalRank')}"
 
 
 def property_iris(kb: KB, encoding: Encoding) -> dict[str, str]:
-    """The ``wd:`` IRI of each relation and key name of the KB."""
+    """The ``wd:`` IRI of each relation and key name of the KB: ``wd:Pn`` for a P-id, else
+    one under `PROPERTIES`, apart from every node's."""
     names = {*kb.relation_names, *kb.key_type, *kb.qualifier_keys}
-    return {name: ENTITY + _local(encoding, name) for name in sorted(names)}
+    return {name: property_entity(_local(encoding, name)) for name in sorted(names)}
+
+
+def property_entity(local: str) -> str:
+    """The ``wd:`` IRI of the property whose ``p:`` local name is `local`."""
+    return (ENTITY if P_ID.fullmatch(local) else PROPERTIES) + local
 
 
 def _local(encoding: Encoding, name: str) -> str:

@@ -123,8 +123,8 @@ def test_the_export_is_wikidata_shaped(exported):
         assert vocabulary in text
     assert '"11"^^<http://www.w3.org/2001/XMLSchema#integer>' in text  # day precision
     assert '"9"^^<http://www.w3.org/2001/XMLSchema#integer>' in text  # year precision
-    # A minted property keeps the KB's name as its label.
-    assert ('<http://www.wikidata.org/entity/place_of_birth> '
+    # A minted property keeps the KB's name as its label, apart from every node's IRI.
+    assert ('<http://www.wikidata.org/entity/property/place_of_birth> '
             '<http://www.w3.org/2000/01/rdf-schema#label> "place of birth"@en .') in text
 
 

@@ -149,10 +149,12 @@ class _Facts:
         self.stated: set[tuple[str, str]] = set()
 
     def name(self, local: str) -> str:
-        """A property's name: the label of ``wd:<local>``, else its P-id or minted name."""
-        label = self.g.labels.get(ENTITY + local)
-        if label is not None:
-            return label
+        """A property's name: the label of ``wd:<local>`` (or of ``wd:property/<local>``, where
+        koplc's export puts a property minted from a name), else its P-id or minted name."""
+        for where in (ENTITY, ENTITY + "property/"):
+            label = self.g.labels.get(where + local)
+            if label is not None:
+                return label
         return local if _P_ID.fullmatch(local) else _local(local)
 
     def statement(self, head: str, local: str, st: str) -> None:
