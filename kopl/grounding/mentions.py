@@ -130,7 +130,7 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             group = False
             if names is None and singular(span) != span:  # "the Gungans": a name, plural
                 names = table.names(singular(span))
-                group = (names is not None and not hinted
+                group = (names is not None and not hinted and names[0][:1].isupper()
                          and _group_word(span, kb, extra.not_names))
             if names is None and span[:1].isupper() and not _named_on(text, words, i + size):
                 led = table.led_by(span)  # "Delta" for "Delta Air Lines Inc."
@@ -149,9 +149,10 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
 
 
 def _group_word(span: str, kb, not_names: frozenset[str]) -> bool:
-    """Whether a plural word that names an entity in the singular is that entity even written
-    in lower case ("which humans", "the droids": a kind the KB holds as an entity): one word,
-    not a word of the KB's schema (whose "movies" is its concept, not a film called Movie)."""
+    """Whether a plural word that names an entity in the singular (the caller checks that the
+    KB writes that name capitalised: "Human", not a tag "film") is that entity even written in
+    lower case ("which humans", "the droids": a kind the KB holds as an entity): one word, not
+    a word of the KB's schema (whose "movies" is its concept, not a film called Movie)."""
     word = singular(span).lower()
     return (" " not in span and not written_as_identifier(span)
             and word not in NOT_NAMES | not_names and word not in _schema_words(kb))
