@@ -24,7 +24,7 @@ from koplc.kopl.lexicon import (
 from koplc.kopl.types import AmongOp, ArgKind, Comparator
 from koplc.llm.byokg import fit
 from koplc.llm.byokg.ops import cues
-from koplc.llm.symkgqa.answer_type import counted
+from koplc.llm.symkgqa.answer_type import asked_types, retyped
 
 EXAMPLE = FIXTURES / "kopl" / "example_kb.json"
 
@@ -58,8 +58,8 @@ def test_every_counting_reader_uses_the_one_rule():
     from koplc.kopl.ir import Find, QueryName
 
     listing = QueryName(input=Find(name="Paris"))
-    assert counted(listing, "the number of rivers of Paris") is not None
-    assert counted(listing, "which rivers flow through Paris") is None
+    assert retyped(listing, asked_types("the number of rivers of Paris")).op == "Count"
+    assert retyped(listing, asked_types("which rivers flow through Paris")) is None
 
 
 def test_no_phrase_says_two_comparators():

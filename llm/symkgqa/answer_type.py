@@ -63,10 +63,3 @@ def retyped(node: Node, wanted: frozenset[Type]) -> Node | None:
         return Count(input=inputs[0])
     return None
 
-
-def counted(node: Node, question: str) -> Node | None:
-    """The program with its final QueryName replaced by Count when the question asks how many;
-    None when nothing is to be changed."""
-    if not asks_how_many(question) or node.op != "QueryName":
-        return None
-    return Count(input=node.children[0])
