@@ -192,16 +192,18 @@ class Compiler:
             from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
 
             self._searcher = Reasoner(self.kb, None, [], ByokgOptions(demos="none"))
-        return [self._in_kb_units(c, linked.question) for c in self._searcher.search(linked, "")]
-
-    def _in_kb_units(self, candidate, question: str):
-        """A search program with its quantities restated in the KB's units for their keys
-        (the grounding's units pass, which the LM's programs get too): the search writes a
-        number with the unit the question says ("5000 years", "2.5 metres")."""
         from koplc.kopl.grounding.context import GroundingContext
+
+        ctx = GroundingContext(self.kb, self.indexes, linked.question, self.chooser)
+        return [self._in_kb_units(c, ctx) for c in self._searcher.search(linked, "")]
+
+    def _in_kb_units(self, candidate, ctx):
+        """A search program with its quantities restated in the KB's units for their keys
+        (the grounding's units pass in the question's context `ctx`, which the LM's programs
+        get too): the search writes a number with the unit the question says ("5000 years",
+        "2.5 metres")."""
         from koplc.kopl.grounding.unit_conversion import convert_units
 
-        ctx = GroundingContext(self.kb, self.indexes, question, self.chooser)
         node, changes = convert_units(candidate.node, ctx)
         if not changes:
             return candidate
