@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from budget import examples
 from conftest import FIXTURES, read_jsonl
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, kb_path
 from koplc.kopl.execution.executor import execute
@@ -153,7 +154,7 @@ def test_generated_programs_give_the_native_answers_on_pyoxigraph(kbs):
     store.load_ntriples("".join(ntriples(kbs["example"], WIKIDATA)).encode())
     runs, disagreements = differential(kbs["example"], store, "wikidata", "guided", 80)
     assert not disagreements, disagreements[:3]
-    assert len(runs) >= 20
+    assert len(runs) >= min(20, examples(80))  # the fast lane draws 10
 
 
 # ArgMax/ArgMin over a KB of thousands of quantities: stores plan the lowered query (majority
