@@ -81,12 +81,13 @@ def wikidata_ntriples(kb: KB, encoding: Encoding) -> Iterator[str]:
     for n in kb.all_nodes:
         yield from writer.node(n)
     for name, prop in property_iris(kb, encoding).items():
-        yield from _property(encoding, name, prop)
+        yield from property_lines(encoding, name, prop)
     for key, kind in sorted(kb.key_type.items()):
         yield f"{iri(encoding.key(key))} <{KEY_TYPE}> {nt_string(kind)} .\n"
 
 
-def _property(encoding: Encoding, name: str, prop: str) -> Iterator[str]:
+def property_lines(encoding: Encoding, name: str, prop: str) -> Iterator[str]:
+    """The lines of property `prop` (its ``wd:`` IRI) named `name`: its label and links."""
     local = _local(encoding, name)
     yield f"{iri(prop)} {_TYPE} {_PROPERTY} .\n"
     yield f"{iri(prop)} {_LABEL} {nt_string(name)}@en .\n"
@@ -95,38 +96,26 @@ def _property(encoding: Encoding, name: str, prop: str) -> Iterator[str]:
         yield f"{iri(prop)} {iri(WIKIBASE + link)} {iri(namespace + local)} .\n"
 
 
-class _Writer:
-    """Writes one node's triples at a time; numbers statement and value nodes."""
+class StatementWriter:
+    """Writes statements and value nodes, numbering them; needs no KB (a generator streams
+    through it too)."""
 
-    def __init__(self, kb: KB, encoding: Encoding):
-        self.kb, self.e = kb, encoding
-        self.iris = [iri(encoding.node(i)) for i in kb.ids]
+    def __init__(self, encoding: Encoding):
+        self.e = encoding
         self.values = 0
         self.statements = 0
         self.record = iri(RECORD)
-        # Forward records waiting for their backward twin: (head, relation, tail, qualifiers
-        # as a key) -> the statement IRIs written for them, in order.
-        self.twins = _pair_records(kb)
 
-    def node(self, n: int) -> Iterator[str]:
-        kb, me = self.kb, self.iris[n]
-        yield f"{me} {_LABEL} {nt_string(kb.names[n])}@en .\n"
+    def node_lines(self, me: str, name: str, parents: list[str], concept: bool) -> Iterator[str]:
+        """A node's label, item type, concepts (``wdt:P31``) or parents (``wdt:P279``) and, for
+        a concept, its marker; IRIs as N-Triples terms."""
+        yield f"{me} {_LABEL} {nt_string(name)}@en .\n"
         yield f"{me} {_TYPE} {_ITEM} .\n"
-        link = iri(P279 if kb.is_concept(n) else P31)
-        for parent in dict.fromkeys(kb.parents[n]):
-            if parent != n:
-                yield f"{me} {link} {self.iris[parent]} .\n"
-        if kb.is_concept(n):
+        link = iri(P279 if concept else P31)
+        for parent in parents:
+            yield f"{me} {link} {parent} .\n"
+        if concept:
             yield f"{me} {_TYPE} {iri(self.e.concept_marker)} .\n"
-        for key, value, qualifiers in kb.attributes[n]:
-            yield from self.statement(me, key, value, qualifiers, ATTRIBUTE)
-        for index, (_, relation, direction, obj, qualifiers) in enumerate(kb.relations[n]):
-            if direction == "forward":
-                twin = self.twins.get((n, index))
-                yield from self.statement(me, relation, self.iris[obj], qualifiers, FORWARD,
-                                          also_backward=twin is not None)
-            elif (obj, n, relation, index) not in self.twins.paired:
-                yield from self.statement(self.iris[obj], relation, me, qualifiers, BACKWARD)
 
     def statement(self, head: str, name: str, tail: str | Value, qualifiers: dict,
                   record: str, also_backward: bool = False) -> Iterator[str]:
@@ -180,6 +169,32 @@ class _Writer:
                       f'{me} {iri(WIKIBASE + "timePrecision")} "{precision}"^^<{XSD}integer> .\n',
                       f'{me} <{KOPLC}year> "{year}"^^<{XSD}integer> .\n',
                       f"{me} <{KOPLC}time> {helper} .\n"]
+
+
+class _Writer(StatementWriter):
+    """Writes one node's triples at a time."""
+
+    def __init__(self, kb: KB, encoding: Encoding):
+        super().__init__(encoding)
+        self.kb = kb
+        self.iris = [iri(encoding.node(i)) for i in kb.ids]
+        # Forward records waiting for their backward twin: (head, relation, tail, qualifiers
+        # as a key) -> the statement IRIs written for them, in order.
+        self.twins = _pair_records(kb)
+
+    def node(self, n: int) -> Iterator[str]:
+        kb, me = self.kb, self.iris[n]
+        parents = [self.iris[p] for p in dict.fromkeys(kb.parents[n]) if p != n]
+        yield from self.node_lines(me, kb.names[n], parents, kb.is_concept(n))
+        for key, value, qualifiers in kb.attributes[n]:
+            yield from self.statement(me, key, value, qualifiers, ATTRIBUTE)
+        for index, (_, relation, direction, obj, qualifiers) in enumerate(kb.relations[n]):
+            if direction == "forward":
+                twin = self.twins.get((n, index))
+                yield from self.statement(me, relation, self.iris[obj], qualifiers, FORWARD,
+                                          also_backward=twin is not None)
+            elif (obj, n, relation, index) not in self.twins.paired:
+                yield from self.statement(self.iris[obj], relation, me, qualifiers, BACKWARD)
 
 
 def amount_literal(number: float) -> str:
