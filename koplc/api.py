@@ -122,17 +122,24 @@ def batch(lines: Iterable[str], job: Callable[[str], dict]) -> Iterator[dict]:
 
 
 def load_kb(path: str | Path | None = None, *, cache: bool = True, fmt: str | None = None,
-            schema: Schema = None):
+            schema: Schema = None, encoding: str | None = None):
     """Load a KB file (.json KoPL KB JSON, .txt subject|relation|object triples, .nt, .ttl)
-    through its cache; no `path`: the MetaQA KB shipped with koplc.
+    through its cache; no `path`: the MetaQA KB shipped with koplc. An http(s) URL opens the
+    SPARQL endpoint there, holding the KB in RDF `encoding` (default wikidata), as an
+    EndpointKB (koplc.sparql_backend.endpoint_kb) that front ends answer on.
 
     `schema` shapes pipe triples: a dataset's name ("metaqa"), a JSON TripleSchema file, or a
     TripleSchema. Without one a pipe file gets the neutral schema read from its own triples,
     and the shipped KB MetaQA's. KBError for a schema that is neither a name nor a good file.
     """
+    from koplc.endpoint_mode import is_endpoint
     from koplc.kopl.kb.cache import load_kb as load
     from koplc.kopl.kb.triple_schema import named_schema
 
+    if is_endpoint(path):
+        from koplc.sparql_backend.endpoint_kb import EndpointKB
+
+        return EndpointKB(str(path), encoding or "wikidata", cache=cache)
     triple_schema = named_schema(schema)  # first: a bad schema fails before a big KB loads
     if path is None:
         from koplc.llm.lm.defaults import default_kb_path, default_kb_schema
@@ -319,19 +326,47 @@ def open_frontend(name: str = "llm", **settings):
 
 def compile_questions(questions: Iterable[str], frontend="llm", kb=None, *,
                       kb_path: str | Path | None = None, schema: Schema = None,
-                      **settings) -> Iterator:
+                      encoding: str | None = None, **settings) -> Iterator:
     """Compile each question with one front end (a name, opened with `settings`, or a
     FrontEnd) on one KB (`kb`, else the file `kb_path` under `schema` as for `load_kb`,
-    default: the shipped MetaQA KB); yields a Compiled per question."""
+    default: the shipped MetaQA KB; or the SPARQL endpoint at the URL `kb_path` in RDF
+    `encoding`); yields a Compiled per question."""
+    from koplc.endpoint_mode import is_endpoint
     from koplc.kopl.kb.triple_schema import named_schema
 
     schema = named_schema(schema)  # a bad schema file fails before a model loads
+    if is_endpoint(kb_path) and kb is None:
+        kb = load_kb(kb_path, encoding=encoding)
     if isinstance(frontend, str):
-        frontend = open_frontend(frontend, **settings)  # first: a bad model fails fast
+        frontend = _opened(frontend, kb, settings)  # first: a bad model fails fast
     if kb is None:
         kb = load_kb(kb_path, schema=schema)
+    frontend = _for_kb(frontend, kb)
     for question in questions:
         yield frontend.compile(question, kb)
+
+
+def _opened(name: str, kb, settings: dict):
+    """The front end `name` opened with `settings`, for `kb` when it is an endpoint."""
+    from koplc.sparql_backend.endpoint_kb import EndpointKB
+
+    if isinstance(kb, EndpointKB):
+        from koplc.endpoint_mode import open_on_endpoint
+        from koplc.frontends import open_frontend as open_named
+        from koplc.kopl.frontend import Settings
+
+        return open_on_endpoint(name, Settings(**settings), kb, open_named)
+    return open_frontend(name, **settings)
+
+
+def _for_kb(frontend, kb):
+    """`frontend`, able to answer on `kb` (a front end meets an endpoint through fragments)."""
+    from koplc.endpoint_mode import OnEndpoint
+    from koplc.sparql_backend.endpoint_kb import EndpointKB
+
+    if isinstance(kb, EndpointKB) and not isinstance(frontend, OnEndpoint):
+        return OnEndpoint(frontend)
+    return frontend
 
 
 def compile(question: str, kb=None, frontend="llm", *, kb_path: str | Path | None = None,
@@ -392,7 +427,8 @@ def metaqa_dev_files(hops: Iterable[int] = (1, 2, 3),
 
 def evaluate(files: list, frontend="llm", *, out: str | Path, kb_path: str | Path | None = None,
              schema: Schema = None, kind: str | None = None, limit: int | None = None,
-             progress: bool = False, **settings) -> tuple[dict, dict[str, Path]]:
+             progress: bool = False, encoding: str | None = None,
+             **settings) -> tuple[dict, dict[str, Path]]:
     """Evaluate a front end (a name, opened with `settings`, or a FrontEnd) on question files
     (MetaQA TSV or JSONL; at most `limit` questions of each kind, spread evenly) over the KB
     at `kb_path` (`schema` as for `load_kb`; default: the shipped MetaQA KB); writes
@@ -404,9 +440,10 @@ def evaluate(files: list, frontend="llm", *, out: str | Path, kb_path: str | Pat
 
     questions = read_gold_questions(files, kind, limit)  # a bad file fails before a model loads
     schema = named_schema(schema)  # and a bad schema file
+    kb = load_kb(kb_path, schema=schema, encoding=encoding)
     if isinstance(frontend, str):
-        frontend = open_frontend(frontend, **settings)
-    kb = load_kb(kb_path, schema=schema)
+        frontend = _opened(frontend, kb, settings)
+    frontend = _for_kb(frontend, kb)
     records = list(evaluate_questions(questions, frontend, kb, progress=progress))
     report = report_of(frontend, records, files)
     return report, write_report(out, report, records)

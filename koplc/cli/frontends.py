@@ -56,7 +56,10 @@ def add_compile(commands) -> None:
 
 def _frontend_flags(sub) -> None:
     sub.add_argument("--frontend", choices=list(FRONTENDS), default="llm")
-    sub.add_argument("--kb", help="KB file (default: the MetaQA movie KB shipped with koplc)")
+    sub.add_argument("--kb", help="KB file, or the http(s) URL of a SPARQL endpoint holding "
+                     "the KB (default: the MetaQA movie KB shipped with koplc)")
+    sub.add_argument("--encoding", choices=["kqapro", "plain", "freebase", "wikidata"],
+                     help="with an endpoint --kb: the RDF encoding it holds (default: wikidata)")
     add_schema(sub)
     sub.add_argument("--lm", default="embedded",
                      help="llm: embedded (default), an OpenAI-compatible server URL, a .gguf "
@@ -90,7 +93,8 @@ def _compile(args) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # koplc never downloads a model at run time
     questions = api.read_questions(args.file)
     results = api.compile_questions(questions, args.frontend, kb_path=args.kb,
-                                    schema=args.schema, **_settings(args))
+                                    schema=args.schema, encoding=args.encoding,
+                                    **_settings(args))
     if len(questions) == 1:
         return _print_one(next(results), args)
     failed = False
@@ -133,7 +137,8 @@ def _eval(args) -> int:
     # The dataset's own questions are asked of a KB shaped as the dataset's is.
     schema = args.schema or (None if args.files else args.dataset)
     _, paths = api.evaluate(files, args.frontend, out=args.out, kb_path=args.kb, schema=schema,
-                            kind=args.kind, limit=args.limit, progress=True, **_settings(args))
+                            kind=args.kind, limit=args.limit, progress=True,
+                            encoding=args.encoding, **_settings(args))
     print(paths["report.md"].read_text(encoding="utf-8"))
     print(f"written: {', '.join(str(p) for p in paths.values())}")
     return 0

@@ -1,0 +1,281 @@
+"""A KB that lives in a SPARQL 1.1 endpoint, behind the access protocol (koplc.kopl.kb.access).
+
+`EndpointKB(url, encoding)` asks the endpoint (`Endpoint`: timeouts, bounded retries with
+backoff) in the RDF encoding it holds. Every query is read-only (a SELECT or ASK sent as the
+protocol's ``query=`` operation; anything else is refused before it leaves), bounded (a LIMIT;
+listings go in pages) and cached in the user cache per endpoint, encoding and the endpoint's
+version (its triple count, or the version the caller names), so that a second run asks
+nothing already answered. Every failure is a BackendError naming the endpoint and what the
+query was for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from koplc.kopl.errors import BackendError, KoplcError
+from koplc.kopl.kb.access import Pattern, Schema
+from koplc.kopl.user_cache import cache_root, writable
+from koplc.sparql_backend.encodings import KEY_TYPE, Encoding, encoding_named
+from koplc.sparql_backend.endpoint import Endpoint
+from koplc.sparql_backend.terms import RDF_TYPE, Term, iri
+
+_PROLOGUE = re.compile(r"\A(?:\s+|#[^\n]*\n|(?:PREFIX|BASE)\s+[^<]*<[^>]*>)*", re.IGNORECASE)
+_READ_FORMS = ("SELECT", "ASK")
+
+
+def require_read_only(query: str) -> None:
+    """Refuse any text that is not a SELECT or ASK query (an update above all).
+
+    >>> require_read_only("PREFIX x: <urn:x> SELECT * WHERE { ?s ?p ?o } LIMIT 1")
+    >>> require_read_only("INSERT DATA { <urn:a> <urn:b> <urn:c> }")
+    Traceback (most recent call last):
+    ...
+    koplc.kopl.errors.BackendError: koplc sends only SELECT and ASK queries, not 'INSERT DATA { <urn:a> <urn:b> <urn:c> }'
+    """
+    rest = query[_PROLOGUE.match(query).end():]  # type: ignore[union-attr]
+    if not rest.upper().startswith(_READ_FORMS):
+        raise BackendError(f"koplc sends only SELECT and ASK queries, not {rest[:60]!r}",
+                           code="endpoint-read-only")
+
+
+class QueryCache:
+    """Query text -> result rows, in one sqlite file; a file that cannot be written keeps
+    nothing."""
+
+    def __init__(self, path: Path | None):
+        self.db = None
+        if path is not None and writable(path.parent):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(path), check_same_thread=False)
+            self.db.execute("CREATE TABLE IF NOT EXISTS answers (query TEXT PRIMARY KEY, "
+                            "rows TEXT NOT NULL)")
+
+    def get(self, query: str):
+        if self.db is None:
+            return None
+        row = self.db.execute("SELECT rows FROM answers WHERE query = ?", (query,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put(self, query: str, rows) -> None:
+        if self.db is not None:
+            self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)",
+                            (query, json.dumps(rows)))
+            self.db.commit()
+
+
+def endpoint_folder(url: str, encoding: str, version: str) -> Path:
+    """The cache folder of one endpoint's content in one encoding."""
+    digest = hashlib.blake2b(f"{url}\n{encoding}\n{version}".encode(), digest_size=8).hexdigest()
+    host = re.sub(r"[^A-Za-z0-9.-]+", "-", url.split("//", 1)[-1])[:60]
+    return cache_root() / "endpoints" / f"{host}.{digest}"
+
+
+class EndpointKB:
+    """A KB in a SPARQL endpoint at `url`, written in `encoding`."""
+
+    def __init__(self, url: str, encoding: str | Encoding = "wikidata", *,
+                 timeout: float = 30.0, retries: int = 2, backoff: float = 0.25,
+                 page: int = 5000, max_rows: int = 100_000, cache: bool = True,
+                 version: str | None = None, endpoint=None):
+        self.endpoint = endpoint or Endpoint(url, timeout=timeout, retries=retries,
+                                             backoff=backoff)
+        self.url, self.encoding = url, encoding_named(encoding)
+        self.name = self.endpoint.name
+        self.page, self.max_rows = page, max_rows
+        self.source = url  # what a KB's `source` says: where it came from
+        self._cache = QueryCache(None)
+        self._version = version
+        self.folder: Path | None = None
+        self._schema: Schema | None = None
+        if cache:
+            self.folder = endpoint_folder(url, self.encoding.name, self.version())
+            self._cache = QueryCache(self.folder / "queries.sqlite")
+
+    def __repr__(self) -> str:
+        return f"EndpointKB({self.url!r}, {self.encoding.name!r})"
+
+    # The queries.
+
+    def version(self) -> str:
+        """What identifies the endpoint's content: the caller's, else its triple count."""
+        if self._version is None:
+            rows = self.select("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
+                               "counting its triples (its cache version)", cached=False)
+            self._version = rows[0]["n"].value if rows else "0"
+        return self._version
+
+    def select(self, query: str, purpose: str, cached: bool = True) -> list[dict[str, Term]]:
+        """The rows of a SELECT query; errors say `purpose`."""
+        require_read_only(query)
+        held = self._cache.get(query) if cached else None
+        if held is not None:
+            return [{k: Term(*v) for k, v in row.items()} for row in held]
+        try:
+            rows = self.endpoint.select(query)
+        except KoplcError as err:
+            raise _for(err, purpose) from None
+        if cached:
+            self._cache.put(query, [{k: list(v) for k, v in row.items()} for row in rows])
+        return rows
+
+    def ask(self, query: str, purpose: str) -> bool:
+        require_read_only(query)
+        try:
+            return self.endpoint.ask(query)
+        except KoplcError as err:
+            raise _for(err, purpose) from None
+
+    def paged(self, body: str, variables: str, order: str, purpose: str,
+              limit: int | None = None) -> Iterator[list[dict[str, Term]]]:
+        """The rows of ``SELECT variables WHERE { body }`` a page at a time, in `order`, at
+        most `limit` (else `max_rows`) rows in all."""
+        limit = self.max_rows if limit is None else limit
+        offset = 0
+        while offset < limit:
+            size = min(self.page, limit - offset)
+            rows = self.select(f"SELECT {variables} WHERE {{\n{body}\n}} ORDER BY {order} "
+                               f"LIMIT {size} OFFSET {offset}", purpose)
+            if rows:
+                yield rows
+            if len(rows) < size:
+                return
+            offset += size
+
+    # The access protocol.
+
+    def entity_pattern(self, var: str) -> str:
+        """A pattern binding `var` to the entities (named nodes that are no concept)."""
+        e = self.encoding
+        typed = f"{var} {iri(RDF_TYPE)} {iri(e.node_class)} .\n" if e.node_class else ""
+        marker = iri(e.marker_predicate or e.type_predicate)
+        return (f"{typed}{var} {iri(e.name_predicate)} ?name .\n"
+                f"FILTER NOT EXISTS {{ {var} {marker} {iri(e.concept_marker)} }}")
+
+    def names(self, page: int | None = None) -> Iterator[list[tuple[str, str]]]:
+        if page is not None:
+            self.page = page
+        e = self.encoding
+        for rows in self.paged(self.entity_pattern("?x"), "?x ?name", "?x ?name",
+                               "listing the entities' names", limit=10 ** 12):
+            yield [(e.node_id(r["x"].value), r["name"].value) for r in rows]
+
+    def concept_iris(self) -> dict[str, str]:
+        """Each concept's IRI -> name."""
+        e = self.encoding
+        body = (f"?c {iri(e.marker_predicate or e.type_predicate)} {iri(e.concept_marker)} .\n"
+                f"OPTIONAL {{ ?c {iri(e.name_predicate)} ?name }}")
+        found: dict[str, str] = {}
+        for rows in self.paged(body, "?c ?name", "?c ?name", "listing the concepts"):
+            for r in rows:
+                found.setdefault(r["c"].value, r["name"].value if "name" in r
+                                 else e.node_id(r["c"].value))
+        return found
+
+    def schema(self) -> Schema:
+        if self._schema is None:
+            self._schema = _read_schema(self)
+        return self._schema
+
+    def patterns(self, ids: list[str], samples: int = 3) -> list[Pattern]:
+        from koplc.kopl.answering.memory_access import MemoryAccess
+        from koplc.sparql_backend.fragments import fragment_of
+
+        kb = fragment_of(self, [self.encoding.node(i) for i in ids], hops=1)
+        return MemoryAccess(kb).patterns(ids, samples)
+
+    def sample(self, n: int, seed: int = 0) -> list[str]:
+        """`n` entities drawn at random from the first `max_rows` in IRI order."""
+        ids = [x for rows in self.paged(self.entity_pattern("?x"), "DISTINCT ?x", "?x",
+                                        "sampling entities") for x in
+               (self.encoding.node_id(r["x"].value) for r in rows)]
+        return random.Random(seed).sample(ids, min(n, len(ids)))
+
+    def run(self, program) -> list[str]:
+        from koplc.sparql_backend.lower import lower
+        from koplc.sparql_backend.results import run_lowered
+
+        answer = run_lowered(lower(program, self.encoding), _Purposed(self, "running the program"))
+        return [str(item) for item in answer.items()]
+
+
+def _for(err: KoplcError, purpose: str) -> BackendError:
+    """`err` saying what the query was for."""
+    first = err.diagnostics[0]
+    return BackendError(f"{first.message} (while {purpose})", code=first.code)
+
+
+class _Purposed:
+    """The endpoint as a store for `run_lowered`, its errors saying `purpose`."""
+
+    def __init__(self, kb: EndpointKB, purpose: str):
+        self.kb, self.purpose, self.name = kb, purpose, kb.name
+
+    def select(self, query: str) -> list[dict[str, Term]]:
+        return self.kb.select(query, self.purpose)
+
+    def ask(self, query: str) -> bool:
+        return self.kb.ask(query, self.purpose)
+
+
+def _read_schema(kb: EndpointKB) -> Schema:
+    """The schema with counts, from grouped queries (bounded like every listing)."""
+    e = kb.encoding
+    members: dict[str, int] = {}
+    concepts = kb.concept_iris()
+    body = f"?x {iri(e.type_predicate)} ?c ."
+    for rows in kb.paged(f"{{ SELECT ?c (COUNT(?x) AS ?n) WHERE {{ {body} }} GROUP BY ?c }}",
+                         "?c ?n", "?c", "counting the concepts' members"):
+        for r in rows:
+            if r["c"].value in concepts:
+                members[concepts[r["c"].value]] = int(r["n"].value)
+    kinds = {}
+    for rows in kb.paged(f"?k {iri(KEY_TYPE)} ?kind", "?k ?kind", "?k",
+                         "reading the attribute keys' kinds"):
+        kinds.update({e.key_name(r["k"].value) or r["k"].value: r["kind"].value for r in rows})
+    relations: dict[tuple[str, str], int] = {}
+    attributes: dict[str, int] = {}
+    prefix = e.base + e.relation_prefix
+    body = (f"{{ SELECT ?p ?value (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o . "
+            f"FILTER(STRSTARTS(STR(?p), {json.dumps(_truthy(e, prefix))})) "
+            f"BIND(isLiteral(?o) AS ?value) }} GROUP BY ?p ?value }}")
+    for rows in kb.paged(body, "?p ?value ?n", "?p ?value", "counting the relations"):
+        for r in rows:
+            if r["p"].value in (e.type_predicate, _truthy(e, prefix) + "P279"):
+                continue  # concept links, not facts
+            name = e.relation_name(r["p"].value.replace("direct/", "", 1)
+                                   if e.statements else r["p"].value)
+            count = int(r["n"].value)
+            if r["value"].value in ("true", "1"):
+                attributes[name] = attributes.get(name, 0) + count
+            else:
+                relations[(name, "forward")] = relations[(name, "backward")] = count
+    return Schema(relations=relations, attributes=attributes, kinds=kinds,
+                  concepts=members, qualifiers=_qualifiers(kb))
+
+
+def _truthy(e: Encoding, prefix: str) -> str:
+    """The namespace of the triples that state facts directly (Wikidata's ``wdt:``)."""
+    return prefix + "direct/" if e.statements else prefix
+
+
+def _qualifiers(kb: EndpointKB) -> dict[str, int]:
+    e = kb.encoding
+    if not e.statements:
+        return {}
+    qualifier = e.base + e.relation_prefix + "qualifier/"
+    body = (f"{{ SELECT ?q (COUNT(*) AS ?n) WHERE {{ ?st ?q ?v . FILTER(STRSTARTS(STR(?q), "
+            f"{json.dumps(qualifier)})) }} GROUP BY ?q }}")
+    found: dict[str, int] = {}
+    for rows in kb.paged(body, "?q ?n", "?q", "counting the qualifier keys"):
+        for r in rows:
+            name = e.qualifier_name(r["q"].value)
+            if name is not None:
+                found[name] = found.get(name, 0) + int(r["n"].value)
+    return found
