@@ -11,7 +11,7 @@ from pathlib import Path
 
 from koplc import api
 from koplc.cli.common import EXIT_USER_ERROR, KB_HELP, add_schema, emit_batch, exec_options
-from koplc.cli.sparql import add_kb_export
+from koplc.cli.sparql import add_kb_export, add_kb_generate
 from koplc.kopl.diagnostics import render_all
 from koplc.kopl.errors import KoplcError
 
@@ -42,6 +42,7 @@ def add_kb(commands) -> None:
     add_schema(convert)
     convert.set_defaults(run=_kb_convert)
     add_kb_export(kb_commands)
+    add_kb_generate(kb_commands)
 
 
 def run_program(args) -> int:

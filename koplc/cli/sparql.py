@@ -1,9 +1,10 @@
 """SPARQL commands and flags: koplc lower, koplc run's --backend oxigraph|endpoint, koplc kb
-export."""
+export and generate."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import date
 
@@ -47,6 +48,22 @@ def add_kb_export(kb_commands) -> None:
     export.set_defaults(run=_kb_export)
 
 
+def add_kb_generate(kb_commands) -> None:
+    from koplc.sparql_backend.kb_profiles import PROFILES
+
+    generate = kb_commands.add_parser(
+        "generate", help="write a Wikidata-shaped KB of about N triples (wikidata encoding) "
+        "and questions with gold answers beside it (FILE.questions.jsonl)")
+    generate.add_argument("--triples", required=True, type=lambda text: int(float(text)),
+                          metavar="N", help="about how many triples (1e6 allowed)")
+    generate.add_argument("--like", default="metaqa", choices=sorted(PROFILES),
+                          help="the real KB whose shape is scaled up (default: metaqa)")
+    generate.add_argument("--seed", type=int, default=0, help="the same seed, the same files")
+    generate.add_argument("--questions", type=int, default=50, help="how many (default: 50)")
+    generate.add_argument("--out", required=True, metavar="FILE.nt[.gz]")
+    generate.set_defaults(run=_kb_generate)
+
+
 def lower(args) -> int:
     if args.jsonl:
         return emit_batch(args, lambda text: {
@@ -59,4 +76,12 @@ def _kb_export(args) -> int:
     text = api.kb_export(api.load_kb(args.kb, schema=args.schema), args.encoding, args.out)
     if args.out is None:
         sys.stdout.write(text)
+    return 0
+
+
+def _kb_generate(args) -> int:
+    from koplc.sparql_backend.generated_kb import generate_kb
+
+    summary = generate_kb(args.like, args.triples, args.seed, args.out, args.questions)
+    print(json.dumps(summary, ensure_ascii=False))
     return 0
