@@ -91,8 +91,10 @@ class OnEndpoint:
         e = kb.encoding
         seeds = [e.node(i) for i in self.names(kb).seeds(question)]
         said = said_words(question) + said_words(" ".join(map(singular, question.split())))
+        anything = not seeds
         for concept, name in kb.concept_iris().items():
-            if says(said, name_head(name)):
+            # A question that names no entity may ask about any: it sees every concept's.
+            if anything or says(said, name_head(name)):
                 rows = kb.select(f"SELECT ?x WHERE {{ ?x {iri(e.type_predicate)} {iri(concept)} "
                                  f"}} ORDER BY ?x LIMIT {self.members}",
                                  f"sampling the members of concept {name!r}")

@@ -106,9 +106,10 @@ class EndpointKB:
     def version(self) -> str:
         """What identifies the endpoint's content: the caller's, else its triple count."""
         if self._version is None:
-            rows = self.select("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
+            rows = self.select("SELECT (COUNT(*) AS ?count) WHERE { ?s ?p ?o }",
                                "counting its triples (its cache version)", cached=False)
-            self._version = rows[0]["n"].value if rows else "0"
+            self.require(rows, ["count"], "counting its triples (its cache version)")
+            self._version = rows[0]["count"].value if rows else "0"
         return self._version
 
     def select(self, query: str, purpose: str, cached: bool = True) -> list[dict[str, Term]]:
@@ -133,7 +134,8 @@ class EndpointKB:
             raise _for(err, purpose) from None
 
     def paged(self, body: str, variables: str, order: str, purpose: str,
-              limit: int | None = None) -> Iterator[list[dict[str, Term]]]:
+              limit: int | None = None,
+              optional: tuple[str, ...] = ()) -> Iterator[list[dict[str, Term]]]:
         """The rows of ``SELECT variables WHERE { body }`` a page at a time, in `order`, at
         most `limit` (else `max_rows`) rows in all."""
         limit = self.max_rows if limit is None else limit
@@ -142,11 +144,22 @@ class EndpointKB:
             size = min(self.page, limit - offset)
             rows = self.select(f"SELECT {variables} WHERE {{\n{body}\n}} ORDER BY {order} "
                                f"LIMIT {size} OFFSET {offset}", purpose)
+            self.require(rows, [v for v in _projected(variables) if v not in optional],
+                         purpose)
             if rows:
                 yield rows
             if len(rows) < size:
                 return
             offset += size
+
+    def require(self, rows: list[dict[str, Term]], names: list[str], purpose: str) -> None:
+        """BackendError unless every row binds `names` (an endpoint's answer to another
+        question)."""
+        for row in rows:
+            missing = [n for n in names if n not in row]
+            if missing:
+                raise BackendError(f"{self.name}: the results do not bind ?{missing[0]} "
+                                   f"(while {purpose})", code="endpoint-bad-response")
 
     # The access protocol.
 
@@ -172,7 +185,8 @@ class EndpointKB:
         body = (f"?c {iri(e.marker_predicate or e.type_predicate)} {iri(e.concept_marker)} .\n"
                 f"OPTIONAL {{ ?c {iri(e.name_predicate)} ?name }}")
         found: dict[str, str] = {}
-        for rows in self.paged(body, "?c ?name", "?c ?name", "listing the concepts"):
+        for rows in self.paged(body, "?c ?name", "?c ?name", "listing the concepts",
+                               optional=("name",)):
             for r in rows:
                 found.setdefault(r["c"].value, r["name"].value if "name" in r
                                  else e.node_id(r["c"].value))
@@ -180,7 +194,9 @@ class EndpointKB:
 
     def schema(self) -> Schema:
         if self._schema is None:
-            self._schema = _read_schema(self)
+            from koplc.sparql_backend.endpoint_schema import read_schema
+
+            self._schema = read_schema(self)
         return self._schema
 
     def patterns(self, ids: list[str], samples: int = 3) -> list[Pattern]:
@@ -205,6 +221,16 @@ class EndpointKB:
         return [str(item) for item in answer.items()]
 
 
+def _projected(variables: str) -> list[str]:
+    """The names a SELECT clause binds in every row (optional ones left out).
+
+    >>> _projected("DISTINCT ?x ?name (COUNT(?y) AS ?n)")
+    ['x', 'name', 'n']
+    """
+    bare = re.sub(r"\((?:[^()]|\([^()]*\))*\)", "", variables)
+    return [*re.findall(r"\?(\w+)", bare), *re.findall(r"AS \?(\w+)\)", variables)]
+
+
 def _for(err: KoplcError, purpose: str) -> BackendError:
     """`err` saying what the query was for."""
     first = err.diagnostics[0]
@@ -222,60 +248,3 @@ class _Purposed:
 
     def ask(self, query: str) -> bool:
         return self.kb.ask(query, self.purpose)
-
-
-def _read_schema(kb: EndpointKB) -> Schema:
-    """The schema with counts, from grouped queries (bounded like every listing)."""
-    e = kb.encoding
-    members: dict[str, int] = {}
-    concepts = kb.concept_iris()
-    body = f"?x {iri(e.type_predicate)} ?c ."
-    for rows in kb.paged(f"{{ SELECT ?c (COUNT(?x) AS ?n) WHERE {{ {body} }} GROUP BY ?c }}",
-                         "?c ?n", "?c", "counting the concepts' members"):
-        for r in rows:
-            if r["c"].value in concepts:
-                members[concepts[r["c"].value]] = int(r["n"].value)
-    kinds = {}
-    for rows in kb.paged(f"?k {iri(KEY_TYPE)} ?kind", "?k ?kind", "?k",
-                         "reading the attribute keys' kinds"):
-        kinds.update({e.key_name(r["k"].value) or r["k"].value: r["kind"].value for r in rows})
-    relations: dict[tuple[str, str], int] = {}
-    attributes: dict[str, int] = {}
-    prefix = e.base + e.relation_prefix
-    body = (f"{{ SELECT ?p ?value (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o . "
-            f"FILTER(STRSTARTS(STR(?p), {json.dumps(_truthy(e, prefix))})) "
-            f"BIND(isLiteral(?o) AS ?value) }} GROUP BY ?p ?value }}")
-    for rows in kb.paged(body, "?p ?value ?n", "?p ?value", "counting the relations"):
-        for r in rows:
-            if r["p"].value in (e.type_predicate, _truthy(e, prefix) + "P279"):
-                continue  # concept links, not facts
-            name = e.relation_name(r["p"].value.replace("direct/", "", 1)
-                                   if e.statements else r["p"].value)
-            count = int(r["n"].value)
-            if r["value"].value in ("true", "1"):
-                attributes[name] = attributes.get(name, 0) + count
-            else:
-                relations[(name, "forward")] = relations[(name, "backward")] = count
-    return Schema(relations=relations, attributes=attributes, kinds=kinds,
-                  concepts=members, qualifiers=_qualifiers(kb))
-
-
-def _truthy(e: Encoding, prefix: str) -> str:
-    """The namespace of the triples that state facts directly (Wikidata's ``wdt:``)."""
-    return prefix + "direct/" if e.statements else prefix
-
-
-def _qualifiers(kb: EndpointKB) -> dict[str, int]:
-    e = kb.encoding
-    if not e.statements:
-        return {}
-    qualifier = e.base + e.relation_prefix + "qualifier/"
-    body = (f"{{ SELECT ?q (COUNT(*) AS ?n) WHERE {{ ?st ?q ?v . FILTER(STRSTARTS(STR(?q), "
-            f"{json.dumps(qualifier)})) }} GROUP BY ?q }}")
-    found: dict[str, int] = {}
-    for rows in kb.paged(body, "?q ?n", "?q", "counting the qualifier keys"):
-        for r in rows:
-            name = e.qualifier_name(r["q"].value)
-            if name is not None:
-                found[name] = found.get(name, 0) + int(r["n"].value)
-    return found

@@ -40,7 +40,8 @@ class MemoryAccess:
         return Schema(relations=relations,
                       attributes={k: sum(map(len, v.values())) for k, v in kb.attr_index.items()},
                       kinds=dict(kb.key_type), units={k: tuple(sorted(u)) for k, u in units.items()},
-                      concepts={kb.names[c]: len(kb.concept_members.get(c, ()))
+                      concepts={kb.names[c]: sum(1 for n in kb.concept_members.get(c, ())
+                                                 if n >= kb.n_concepts)
                                 for c in range(kb.n_concepts)},
                       qualifiers=dict(qualifiers))
 

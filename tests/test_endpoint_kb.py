@@ -1,0 +1,218 @@
+"""Front ends on a KB that lives in a SPARQL endpoint (koplc.endpoint_mode, sparql_backend's
+endpoint_kb, fragments and name_table), against Oxigraph's server started here with the
+development KBs (tests/fixtures/devkbs) exported in the wikidata and plain encodings.
+
+Each front end must give the answers it gives on the KB in memory; an endpoint that is down,
+slow, answers nonsense or refuses fails the question with an error naming the endpoint and
+what the query was for, and `koplc eval` goes on; nothing koplc sends changes the endpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from koplc import api
+from koplc.endpoint_mode import OnEndpoint, ranked_like
+from koplc.kopl.answering.memory_access import MemoryAccess
+from koplc.kopl.errors import BackendError
+from koplc.kopl.kb.access import KBAccess
+from koplc.sparql_backend.encodings import encoding_named
+from koplc.sparql_backend.endpoint_kb import EndpointKB, require_read_only
+from koplc.sparql_backend.export import write_ntriples
+from koplc.sparql_backend.fragments import fragment_of
+from misbehaving_endpoint import serve
+from test_wikidata_model import OXIGRAPH, _wait_for
+from virtuoso_server import free_port
+
+pytestmark = pytest.mark.server
+DEVKBS = Path(__file__).resolve().parent / "fixtures" / "devkbs"
+KBS = {"starwars": ("kb.nt", None), "isotopes": ("kb.json", None),
+       "flights": ("kb.txt", "schema.json")}
+# (KB, encoding): the plain encoding cannot say qualifiers, so isotopes goes as wikidata only.
+SERVED = [("starwars", "wikidata"), ("starwars", "plain"), ("isotopes", "wikidata"),
+          ("flights", "wikidata")]
+
+
+def load(name: str):
+    kb_file, schema = KBS[name]
+    folder = DEVKBS / name
+    return api.load_kb(folder / kb_file, schema=str(folder / schema) if schema else None)
+
+
+def questions(name: str, n: int) -> list[str]:
+    """The first `n` tune-half questions of a dev KB."""
+    lines = (DEVKBS / name / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    return [r["question"] for r in records if r["half"] == "tune"][:n]
+
+
+@pytest.fixture(scope="module")
+def kbs():
+    return {name: load(name) for name in KBS}
+
+
+@pytest.fixture(scope="module")
+def endpoints(kbs, tmp_path_factory):
+    """(KB, encoding) -> the URL of an Oxigraph server holding it; a user cache of its own."""
+    folder = tmp_path_factory.mktemp("endpoint-kbs")
+    exported = {}
+    for name, encoding in SERVED:
+        path = folder / f"{name}-{encoding}.nt"
+        write_ntriples(kbs[name], encoding_named(encoding), path)
+        exported[f"{name}-{encoding}"] = path
+    for graph, path in exported.items():
+        subprocess.run([OXIGRAPH, "load", "--location", str(folder / "db"), "--file", str(path),
+                        "--graph", f"urn:koplc:test:{graph}"], check=True, capture_output=True,
+                       timeout=300)
+    port = free_port()
+    process = subprocess.Popen([OXIGRAPH, "serve-read-only", "--location", str(folder / "db"),
+                                "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/query"
+    try:
+        _wait_for(url, process)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("KOPLC_CACHE_DIR", str(folder / "user-cache"))
+            yield {(name, encoding): f"{url}?default-graph-uri=urn:koplc:test:{name}-{encoding}"
+                   for name, encoding in SERVED}
+    finally:
+        os.kill(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def endpoint_kb(endpoints, name: str, encoding: str) -> EndpointKB:
+    return api.load_kb(endpoints[(name, encoding)], encoding=encoding)
+
+
+# The access protocol: both implementations say the same about the same KB.
+
+@pytest.mark.parametrize("served", SERVED, ids="-".join)
+def test_the_endpoint_lists_the_names_and_schema_the_kb_in_memory_has(served, kbs, endpoints):
+    name, encoding = served
+    on_endpoint, in_memory = endpoint_kb(endpoints, *served), MemoryAccess(kbs[name])
+    assert isinstance(on_endpoint, KBAccess) and isinstance(in_memory, KBAccess)
+    on_endpoint.page = 50  # several pages
+    assert sorted(x for page in on_endpoint.names() for x in page) == \
+        sorted(x for page in in_memory.names() for x in page)
+    mine, theirs = on_endpoint.schema(), in_memory.schema()
+    assert mine.concepts == theirs.concepts
+    assert set(mine.attributes) == set(theirs.attributes)
+    assert {r for r, _ in mine.relations} == {r for r, _ in theirs.relations}
+    assert set(mine.qualifiers) == set(theirs.qualifiers)
+
+
+def test_a_fragment_holds_the_facts_around_its_seeds(kbs, endpoints):
+    kb = kbs["starwars"]
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    luke = kb.ids[kb.name_to_nodes["Luke Skywalker"][0]]
+    fragment = fragment_of(on_endpoint, [on_endpoint.encoding.node(luke)], hops=1)
+    assert fragment.concept_names() == kb.concept_names()
+    assert MemoryAccess(fragment).patterns([luke]) == MemoryAccess(kb).patterns([luke])
+    assert len(fragment.ids) < len(kb.ids)
+    assert on_endpoint.patterns([luke]) == MemoryAccess(kb).patterns([luke])
+
+
+def test_the_name_table_links_names_and_raw_identifiers(endpoints, kbs):
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    mode = OnEndpoint(_Inner())
+    table = mode.names(on_endpoint)
+    kb = kbs["starwars"]
+    luke = kb.ids[kb.name_to_nodes["Luke Skywalker"][0]]
+    assert luke in table.seeds("What is the homeworld of luke skywalker?")
+    assert luke in table.seeds("What is the homeworld of Luke_Skywalker?")
+    assert luke in table.seeds("Where is Luke Skywalker's home?")
+    assert table.path.parent == on_endpoint.folder  # in the user cache
+
+
+class _Inner:
+    """A front end that answers nothing (for tests of the endpoint side alone)."""
+
+    name, ranking = "none", "none"
+
+    def compile(self, question, kb):
+        from koplc.kopl.frontend import Compiled
+
+        return Compiled(question, self.name, failure="empty")
+
+
+def test_ranked_like_keeps_the_fragments_order_first():
+    assert ranked_like(("b", "a"), ["a", "c", "b"]) == ("b", "a", "c")
+
+
+# Read-only.
+
+def test_nothing_but_select_and_ask_leaves_koplc():
+    for update in ("INSERT DATA { <urn:a> <urn:b> <urn:c> }", "DELETE WHERE { ?s ?p ?o }",
+                   "PREFIX x: <urn:x>\nDROP ALL", "LOAD <http://example.org/x>",
+                   "# comment\nCLEAR DEFAULT"):
+        with pytest.raises(BackendError, match="only SELECT and ASK"):
+            require_read_only(update)
+    require_read_only("PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\nASK { ?s ?p ?o }")
+
+
+def test_an_update_is_refused_before_it_reaches_the_endpoint():
+    with serve("ok") as (url, server):
+        kb = EndpointKB(url, cache=False, version="1")
+        with pytest.raises(BackendError, match="only SELECT and ASK"):
+            kb.select("INSERT DATA { <urn:a> <urn:b> <urn:c> }", "testing")
+        assert server.requests == []
+
+
+# Faults: the question fails, naming the endpoint and the query's purpose; eval goes on.
+
+FAULTS = {"garbage": "not JSON", "wrong-shape": "not SPARQL JSON SELECT results",
+          "html-500": "HTTP 500", "bad-request": "HTTP 400", "hang-up": "connection",
+          "slow": "no answer within"}
+
+
+@pytest.mark.parametrize("mode", FAULTS)
+def test_a_misbehaving_endpoint_fails_the_question_with_a_clear_error(mode, user_cache):
+    with serve(mode) as (url, _):
+        kb = EndpointKB(url, timeout=0.5, retries=1, backoff=0.01, version="1")
+        compiled = OnEndpoint(_Inner()).compile("Who is Luke Skywalker?", kb)
+    assert compiled.failure == "execution"
+    assert f"SPARQL endpoint {url}" in compiled.error and FAULTS[mode] in compiled.error
+    assert "(while listing the entities' names)" in compiled.error
+
+
+def test_an_endpoint_that_is_down_fails_to_open_with_a_clear_error(user_cache):
+    from virtuoso_server import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/sparql"
+    with pytest.raises(BackendError, match=f"SPARQL endpoint {url}: cannot connect.*while "
+                       "counting its triples"):
+        EndpointKB(url, retries=1, backoff=0.01)
+    kb = EndpointKB(url, retries=1, backoff=0.01, version="1")
+    compiled = OnEndpoint(_Inner()).compile("Who is Luke Skywalker?", kb)
+    assert compiled.failure == "execution" and "cannot connect" in compiled.error
+
+
+def test_eval_records_the_questions_an_endpoint_fails_and_goes_on(tmp_path, user_cache):
+    data = tmp_path / "questions.jsonl"
+    data.write_text("".join(json.dumps({"question": q, "answers": ["x"]}) + "\n"
+                            for q in ("Who is Luke Skywalker?", "Where is Tatooine?")))
+    # The server answers every SELECT with one row of ?count: the names it is asked for are
+    # not in its results.
+    with serve("ok") as (url, _):
+        api.evaluate([data], _Inner(), out=tmp_path / "out", kb_path=url, encoding="wikidata")
+    lines = (tmp_path / "out" / "predictions.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert len(records) == 2
+    assert all(r["failure"] == "execution" and "do not bind ?x" in r["error"]
+               and "while listing the entities' names" in r["error"] for r in records)
+
+
+def test_an_endpoint_that_fails_midway_fails_each_question_and_the_run_goes_on(user_cache):
+    with serve("ok") as (url, server):
+        kb = EndpointKB(url, retries=0)
+        server.mode = "html-500"
+        compiled = list(api.compile_questions(["Who is Luke Skywalker?", "Where is Tatooine?"],
+                                              _Inner(), kb))
+    assert [c.failure for c in compiled] == ["execution", "execution"]
+    assert all("HTTP 500" in c.error for c in compiled)
