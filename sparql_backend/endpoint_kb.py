@@ -22,7 +22,7 @@ from pathlib import Path
 from koplc.kopl.errors import BackendError, KoplcError
 from koplc.kopl.kb.access import Pattern, Schema
 from koplc.kopl.user_cache import cache_root, writable
-from koplc.sparql_backend.encodings import KEY_TYPE, Encoding, encoding_named
+from koplc.sparql_backend.encodings import Encoding, encoding_named
 from koplc.sparql_backend.endpoint import Endpoint
 from koplc.sparql_backend.terms import RDF_TYPE, Term, iri
 
@@ -137,15 +137,27 @@ class EndpointKB:
               limit: int | None = None,
               optional: tuple[str, ...] = ()) -> Iterator[list[dict[str, Term]]]:
         """The rows of ``SELECT variables WHERE { body }`` a page at a time, in `order`, at
-        most `limit` (else `max_rows`) rows in all."""
+        most `limit` (else `max_rows`) rows in all.
+
+        Most listings fit one page: the first query asks for one page in no order (sorting
+        costs the endpoint more than the query); only when it comes back full and more are
+        wanted do the pages come in `order`, which makes LIMIT/OFFSET paging well defined."""
         limit = self.max_rows if limit is None else limit
+        needed = [v for v in _projected(variables) if v not in optional]
+        query = f"SELECT {variables} WHERE {{\n{body}\n}}"
+        size = min(self.page, limit)
+        rows = self.select(f"{query} LIMIT {size}", purpose)
+        self.require(rows, needed, purpose)
+        if len(rows) < size or size == limit:
+            if rows:
+                yield rows
+            return
         offset = 0
         while offset < limit:
             size = min(self.page, limit - offset)
-            rows = self.select(f"SELECT {variables} WHERE {{\n{body}\n}} ORDER BY {order} "
-                               f"LIMIT {size} OFFSET {offset}", purpose)
-            self.require(rows, [v for v in _projected(variables) if v not in optional],
-                         purpose)
+            rows = self.select(f"{query} ORDER BY {order} LIMIT {size} OFFSET {offset}",
+                               purpose)
+            self.require(rows, needed, purpose)
             if rows:
                 yield rows
             if len(rows) < size:

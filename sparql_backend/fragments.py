@@ -15,15 +15,15 @@ from __future__ import annotations
 from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triples import rdf_to_kb
 from koplc.kopl.kb.wikidata_rdf import is_wikidata, wikidata_to_kb
-from koplc.sparql_backend.encodings import KEY_TYPE, WIKIBASE
-from koplc.sparql_backend.terms import RDF_TYPE, Term, iri
+from koplc.sparql_backend.encodings import KEY_TYPE, RECORD, WIKIBASE
+from koplc.sparql_backend.terms import RDF_TYPE, Term, iri, string
 
 Triple = tuple[str, str, Term]
-CHUNK = 100  # IRIs in one VALUES block
+CHUNK = 400  # IRIs in one VALUES block
 
 
 def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
-                per_query: int = 5000) -> KB:
+                per_query: int = 2000) -> KB:
     """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`."""
     cut = _Cut(kb, per_query)
     cut.add(schema_triples(kb))
@@ -73,14 +73,30 @@ class _Cut:
     def add(self, triples) -> None:
         self.triples.update(dict.fromkeys(triples))
 
-    def fetch(self, nodes: list[str], where: str, purpose: str) -> list[Triple]:
+    def fetch(self, nodes: list[str], where: str, purpose: str,
+              end: str | None = None) -> list[Triple]:
+        """The triples `where` binds (?s ?p ?o) for the nodes `nodes` (?n), a chunk of them
+        a query; with `end` ("s" or "o"), learns whether that end has a name, and its name."""
+        e = self.e
+        name = e.name_predicate
+        lang = (f" FILTER(LANG(?label) = \"\" || LANGMATCHES(LANG(?label), {string(e.name_lang)}))"
+                if e.name_lang else "")
+        label = f"\nOPTIONAL {{ ?{end} {iri(name)} ?label{lang} }}" if end else ""
         found: list[Triple] = []
         for start in range(0, len(nodes), CHUNK):
             values = " ".join(iri(n) for n in nodes[start:start + CHUNK])
-            body = f"VALUES ?n {{ {values} }}\n{where}"
-            for rows in self.kb.paged(body, "?s ?p ?o", "?s ?p ?o", purpose,
-                                      limit=self.per_query):
-                found.extend((r["s"].value, r["p"].value, r["o"]) for r in rows)
+            body = f"VALUES ?n {{ {values} }}\n{where}{label}"
+            for rows in self.kb.paged(body, "?s ?p ?o ?label" if end else "?s ?p ?o",
+                                      "?s ?p ?o", purpose, limit=self.per_query,
+                                      optional=("label",)):
+                for r in rows:
+                    found.append((r["s"].value, r["p"].value, r["o"]))
+                    term = r[end] if end else None
+                    if term is not None and _node(term):
+                        named = "label" in r
+                        self.named[term.value] = self.named.get(term.value, False) or named
+                        if named:
+                            found.append((term.value, name, r["label"]))
         self.add(found)
         return found
 
@@ -88,16 +104,15 @@ class _Cut:
         """Fetch the facts of `nodes` (both ways); the named nodes they reach."""
         self.expanded.update(nodes)
         kind = self.e.type_predicate
-        out = self.fetch(nodes, "?n ?p ?o . BIND(?n AS ?s)", "fetching a neighbourhood")
+        out = self.fetch(nodes, "?n ?p ?o . BIND(?n AS ?s)", "fetching a neighbourhood", "o")
         into = self.fetch(nodes, f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})",
-                          "fetching a neighbourhood")
+                          "fetching a neighbourhood", "s")
         targets = [o.value for _, p, o in out if _node(o) and p not in (kind, RDF_TYPE)]
-        sources = [s for s, _, _ in into]
+        sources = [s for s, _, _ in into if s not in nodes]
         pointing = self.unnamed(sources)  # fact nodes whose value is one of `nodes`
         # Their owners hold the facts: fetch the links to them too.
         owners = [s for s, _, _ in self.fetch(pointing, "?s ?p ?n . BIND(?n AS ?o)",
-                                              "fetching the facts' owners")]
-        self.unnamed(owners)
+                                              "fetching the facts' owners", "s")]
         reached = self.follow([*self.unnamed(targets), *pointing])
         named = [n for n in [*targets, *sources, *owners] if self.named.get(n)]
         return list(dict.fromkeys([*named, *reached]))
@@ -107,34 +122,23 @@ class _Cut:
         reached: list[str] = []
         facts = sorted(set(facts) - self.expanded)
         while facts:
-            found = self.fetch(facts, "?n ?p ?o . BIND(?n AS ?s)", "fetching facts")
+            found = self.fetch(facts, "?n ?p ?o . BIND(?n AS ?s)", "fetching facts", "o")
             self.expanded.update(facts)
-            targets = [o.value for _, p, o in found if _node(o) and p != RDF_TYPE]
-            unnamed = set(self.unnamed(targets))
+            targets = [o.value for _, p, o in found if _node(o) and p not in (RDF_TYPE, RECORD)]
             reached += [t for t in targets if self.named.get(t)]
-            facts = sorted(unnamed - self.expanded)
+            facts = sorted(set(self.unnamed(targets)) - self.expanded)
         return reached
 
     def unnamed(self, nodes: list[str]) -> list[str]:
-        """The nodes among `nodes` that have no name (learning who has one)."""
-        ask = sorted({n for n in nodes if n not in self.named})
-        for start in range(0, len(ask), CHUNK):
-            chunk = ask[start:start + CHUNK]
-            values = " ".join(iri(n) for n in chunk)
-            rows = self.kb.select(f"SELECT DISTINCT ?n WHERE {{ VALUES ?n {{ {values} }} "
-                                  f"?n {iri(self.e.name_predicate)} ?name }} "
-                                  f"LIMIT {len(chunk)}", "telling nodes from facts")
-            names = {r["n"].value for r in rows}
-            self.named.update({n: n in names for n in chunk})
+        """The nodes among `nodes` (each met as a fetched end) that have no name."""
         return [n for n in dict.fromkeys(nodes) if not self.named.get(n)]
 
     def describe(self, nodes: list[str]) -> None:
-        """The names and concepts of the nodes past the last hop."""
+        """The concepts of the nodes past the last hop (their names came with them)."""
         e = self.e
-        predicates = {e.name_predicate, e.type_predicate, RDF_TYPE}
-        where = " ".join(iri(p) for p in sorted(predicates))
+        where = " ".join(iri(p) for p in sorted({e.type_predicate, RDF_TYPE}))
         self.fetch(nodes, f"VALUES ?p {{ {where} }} ?n ?p ?o . BIND(?n AS ?s)",
-                   "fetching the names at a fragment's edge")
+                   "fetching the concepts at a fragment's edge")
 
 
 def _node(term: Term) -> bool:

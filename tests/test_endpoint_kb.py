@@ -112,10 +112,16 @@ def test_a_fragment_holds_the_facts_around_its_seeds(kbs, endpoints):
     on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
     luke = kb.ids[kb.name_to_nodes["Luke Skywalker"][0]]
     fragment = fragment_of(on_endpoint, [on_endpoint.encoding.node(luke)], hops=1)
-    assert fragment.concept_names() == kb.concept_names()
-    assert MemoryAccess(fragment).patterns([luke]) == MemoryAccess(kb).patterns([luke])
+    assert sorted(fragment.concept_names()) == sorted(kb.concept_names())
+    expected = shapes(MemoryAccess(kb).patterns([luke]))
+    assert shapes(MemoryAccess(fragment).patterns([luke])) == expected
     assert len(fragment.ids) < len(kb.ids)
-    assert on_endpoint.patterns([luke]) == MemoryAccess(kb).patterns([luke])
+    assert shapes(on_endpoint.patterns([luke])) == expected
+
+
+def shapes(patterns) -> list[tuple]:
+    """The patterns less their samples (which depend on the order facts come in)."""
+    return [(p.name, p.direction, p.count) for p in patterns]
 
 
 def test_the_name_table_links_names_and_raw_identifiers(endpoints, kbs):
