@@ -15,7 +15,7 @@ from __future__ import annotations
 from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triples import rdf_to_kb
 from koplc.kopl.kb.wikidata_rdf import is_wikidata, wikidata_to_kb
-from koplc.sparql_backend.encodings import KEY_TYPE, RECORD, WIKIBASE
+from koplc.sparql_backend.encodings import RECORD, WIKIBASE
 from koplc.sparql_backend.terms import RDF_TYPE, Term, iri, string
 
 Triple = tuple[str, str, Term]
@@ -46,9 +46,7 @@ def schema_triples(kb) -> list[Triple]:
         return held
     e = kb.encoding
     marker = f"?s {iri(e.marker_predicate or e.type_predicate)} {iri(e.concept_marker)} ."
-    parts = [(f"{marker}\n?s ?p ?o", "fetching the concepts"),
-             (f"?s {iri(KEY_TYPE)} ?o . BIND({iri(KEY_TYPE)} AS ?p)",
-              "fetching the attribute keys' kinds")]
+    parts = [(f"{marker}\n?s ?p ?o", "fetching the concepts")]
     if e.statements:
         parts.append((f"?s {iri(RDF_TYPE)} {iri(WIKIBASE + 'Property')} .\n?s ?p ?o",
                        "fetching the properties' names"))
@@ -69,6 +67,7 @@ class _Cut:
         self.triples: dict[Triple, None] = {}
         self.expanded: set[str] = set()
         self.named: dict[str, bool] = {}
+        self.blank_values = not self.e.statements and self.e.value_nodes
 
     def add(self, triples) -> None:
         self.triples.update(dict.fromkeys(triples))
@@ -82,14 +81,20 @@ class _Cut:
         lang = (f" FILTER(LANG(?label) = \"\" || LANGMATCHES(LANG(?label), {string(e.name_lang)}))"
                 if e.name_lang else "")
         label = f"\nOPTIONAL {{ ?{end} {iri(name)} ?label{lang} }}" if end else ""
+        if end == "o" and self.blank_values:
+            # A blank value node cannot be named in another query: read its literal here.
+            label += f"\nOPTIONAL {{ ?o ({iri(e.value)}|{iri(e.time)}) ?literal }}"
         found: list[Triple] = []
         for start in range(0, len(nodes), CHUNK):
             values = " ".join(iri(n) for n in nodes[start:start + CHUNK])
             body = f"VALUES ?n {{ {values} }}\n{where}{label}"
-            for rows in self.kb.paged(body, "?s ?p ?o ?label" if end else "?s ?p ?o",
+            for rows in self.kb.paged(body, "?s ?p ?o ?label ?literal" if end else "?s ?p ?o",
                                       "?s ?p ?o", purpose, limit=self.per_query,
-                                      optional=("label",)):
+                                      optional=("label", "literal")):
                 for r in rows:
+                    if r["o"].kind == "bnode" and "literal" in r:
+                        found.append((r["s"].value, r["p"].value, r["literal"]))
+                        continue
                     found.append((r["s"].value, r["p"].value, r["o"]))
                     term = r[end] if end else None
                     if term is not None and _node(term):

@@ -222,3 +222,40 @@ def test_an_endpoint_that_fails_midway_fails_each_question_and_the_run_goes_on(u
                                               _Inner(), kb))
     assert [c.failure for c in compiled] == ["execution", "execution"]
     assert all("HTTP 500" in c.error for c in compiled)
+
+
+# Every front end on the endpoint gives its in-memory answers (the programs it writes on a
+# fragment run on the endpoint). (KB, encoding, front end, how many tune-half questions.)
+AGREEMENT = [("starwars", "wikidata", "byokg", 12), ("starwars", "plain", "byokg", 8),
+             ("isotopes", "wikidata", "byokg", 6), ("flights", "wikidata", "byokg", 6)]
+
+
+def disagreements(name: str, frontend: str, n: int, kb, on_endpoint, **settings) -> list:
+    """The questions whose answer sets differ between `kb` in memory and the endpoint."""
+    asked = questions(name, n)
+    in_memory = api.compile_questions(asked, frontend, kb, **settings)
+    there = api.compile_questions(asked, frontend, on_endpoint, **settings)
+    return [(q, sorted(a.answers)[:5], sorted(b.answers)[:5], b.failure, b.error)
+            for q, a, b in zip(asked, in_memory, there, strict=True)
+            if set(a.answers) != set(b.answers)]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("case", AGREEMENT, ids=lambda c: "-".join(map(str, c)))
+def test_byokg_gives_its_in_memory_answers_on_the_endpoint(case, kbs, endpoints):
+    name, encoding, frontend, n = case
+    assert disagreements(name, frontend, n, kbs[name],
+                         endpoint_kb(endpoints, name, encoding)) == []
+
+
+@pytest.mark.model
+def test_llm_gives_its_in_memory_answers_on_the_endpoint(kbs, endpoints, tmp_path):
+    from koplc.endpoint_mode import explored_pool_file
+
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    # The pool the endpoint mode explores for itself, given to both sides: what differs is
+    # then only the KB the program is written on (a fragment, or the whole KB).
+    pool = explored_pool_file(on_endpoint, programs=150)
+    assert pool.parent == on_endpoint.folder
+    assert disagreements("starwars", "llm", 5, kbs["starwars"], on_endpoint,
+                         pool=str(pool), response_cache=str(tmp_path / "responses.sqlite")) == []
