@@ -95,12 +95,18 @@ class Indexes:
         return cls(vocabularies, [Path(folder)] if folder else [], embedder)
 
     def get(self, kind: ArgKind) -> NameIndex:
-        """The index of `kind`: loaded, else built (and saved where possible)."""
+        """The index of `kind`: loaded, else its names now and their vectors built (and saved
+        where possible) on its first search by meaning."""
         index = self._loaded.get(kind)
         if index is None:
-            index = self._load(kind) or self._build([kind], progress=False)[kind]
+            index = self._load(kind) or self._later(kind)
             self._loaded[kind] = index
         return index
+
+    def _later(self, kind: ArgKind) -> NameIndex:
+        names = self.vocabularies[kind]
+        return NameIndex(KINDS[kind], names, None, fingerprint(KINDS[kind], names),
+                         later=lambda: self._build([kind], progress=False)[kind].hnsw)
 
     def names(self, kind: ArgKind) -> list[str]:
         """The sorted names of `kind` (no index needed)."""

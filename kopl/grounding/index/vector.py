@@ -8,6 +8,7 @@ names on first use. Labels are positions in `names`, which is sorted.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -34,13 +35,25 @@ def embedded_text(name: str) -> str:
 
 
 class NameIndex:
-    """The sorted names of one kind with their hnswlib index (None when there are no names)."""
+    """The sorted names of one kind with their hnswlib index (None when there are no names).
 
-    def __init__(self, kind: str, names: list[str], hnsw, fingerprint_: str):
+    An index made `later` has its names (and so every lexical lookup) at once, and embeds
+    them on the first search by meaning: a question whose names are all the KB's own never
+    waits for every name of a large KB to be embedded."""
+
+    def __init__(self, kind: str, names: list[str], hnsw, fingerprint_: str,
+                 later: Callable[[], object] | None = None):
         self.kind = kind
         self.names = names
-        self.hnsw = hnsw
+        self._hnsw, self._later = hnsw, later
         self.fingerprint = fingerprint_
+
+    @property
+    def hnsw(self):
+        """The hnswlib index, built now when it was left for `later`."""
+        if self._hnsw is None and self._later is not None:
+            self._hnsw, self._later = self._later(), None
+        return self._hnsw
 
     def __len__(self) -> int:
         return len(self.names)
