@@ -182,7 +182,10 @@ class DemoSelector:
         path = cache_root() / "demos" / f"pool-{digest}.npy"
         if path.exists():
             return np.load(path)
-        vectors = np.asarray(self.embedder.encode(texts), dtype=np.float32)
+        unique = list(dict.fromkeys(texts))  # an explored pool repeats templates
+        row = {text: i for i, text in enumerate(unique)}
+        vectors = np.asarray(self.embedder.encode(unique), dtype=np.float32)[
+            [row[t] for t in texts]]
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp.npy")
         np.save(tmp, vectors)

@@ -103,6 +103,8 @@ def demos_for_kb(kb, *, pool_file: str | Path | None = None, progress: bool = Tr
 def _is_shipped_metaqa(source: str) -> bool:
     from koplc.llm.lm.defaults import default_kb_path
 
+    if Path(source).name != "metaqa_kb.txt":  # no need to unpack the shipped KB to know
+        return False
     try:
         return Path(source).resolve() == Path(default_kb_path()).resolve()
     except OSError:
