@@ -126,7 +126,7 @@ class Layout:
         return name_of(self.style(concept), self.name_number(g, concept))
 
     @cached_property
-    def rules(self) -> dict[str, list[tuple[str, dict, list[float]]]]:
+    def rules(self) -> dict[str, list[tuple[str, dict, tuple[list[int], list[float]]]]]:
         """Per subject concept: (name, profile entry, cumulative degree shares) of each
         relation (to a concept with entities) and attribute."""
         rules: dict[str, list] = {c: [] for c in self.counts}
@@ -145,6 +145,7 @@ class Layout:
         for name, entry, degrees in self.rules[concept]:
             ks, shares = degrees
             k = ks[bisect.bisect_right(shares, rng.random() * shares[-1])]
+            values: dict[int | Value, None]
             if "object" in entry:
                 values = dict.fromkeys(self._object(entry, name, rng) for _ in range(k))
                 values.pop(g, None)
@@ -200,7 +201,7 @@ def layout(like: str, triples: int, seed: int) -> Layout:
     """The layout whose file has about `triples` triples, scaled from profile `like`: the
     profile's counts scaled by the triples a sample of entities costs, twice (an entity's cost
     depends on the counts: a relation to a concept of one entity has one fact at most)."""
-    profile = PROFILES[like]
+    profile: dict = PROFILES[like]
     source = {c: v["entities"] for c, v in profile["concepts"].items() if v["entities"]}
     counts = source
     for _ in range(2):

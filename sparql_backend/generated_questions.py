@@ -19,7 +19,15 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 
-from koplc.kopl.ir import Count, Find, QueryAttr, QueryName, QueryRelationQualifier, Relate
+from koplc.kopl.ir import (
+    Count,
+    Find,
+    Node,
+    QueryAttr,
+    QueryName,
+    QueryRelationQualifier,
+    Relate,
+)
 from koplc.kopl.syntax.nested import print_program
 from koplc.kopl.values import Value
 from koplc.sparql_backend.generate import UNTYPED, Fact, Layout, mix
@@ -125,6 +133,7 @@ class QuestionMaker:
         names = self.layout.name
         same = self.homonyms[topic]
         answers: set[str]
+        program: Node
         if kind in ("relation", "attribute"):
             answers = {names(f.value) if isinstance(f.value, int) else str(f.value)
                        for h in same for f in self.layout.facts(h) if f.key == key}
