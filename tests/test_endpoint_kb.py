@@ -259,3 +259,22 @@ def test_llm_gives_its_in_memory_answers_on_the_endpoint(kbs, endpoints, tmp_pat
     assert pool.parent == on_endpoint.folder
     assert disagreements("starwars", "llm", 5, kbs["starwars"], on_endpoint,
                          pool=str(pool), response_cache=str(tmp_path / "responses.sqlite")) == []
+
+
+@pytest.mark.model
+def test_koplc_compile_and_eval_take_an_endpoint_url(kbs, endpoints, tmp_path, capsys):
+    from koplc.cli import main
+
+    url = endpoints[("starwars", "wikidata")]
+    question = tmp_path / "question.txt"
+    question.write_text("What is the homeworld of Luke Skywalker?\n")
+    assert main(["compile", str(question), "--frontend", "byokg", "--kb", url,
+                 "--encoding", "wikidata", "--emit", "answer"]) == 0
+    assert capsys.readouterr().out.split("\n")[0] == "Tatooine"
+    data = tmp_path / "questions.jsonl"
+    data.write_text(json.dumps({"question": "What is the homeworld of Luke Skywalker?",
+                                "answers": ["Tatooine"]}) + "\n")
+    assert main(["eval", str(data), "--frontend", "byokg", "--kb", url, "--encoding",
+                 "wikidata", "--out", str(tmp_path / "report")]) == 0
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert report["overall"]["hits@1"] == 100
