@@ -50,6 +50,7 @@ def facts(kb) -> tuple[dict[tuple[str, str], int], dict[str, int]]:
     e = kb.encoding
     relations: dict[tuple[str, str], int] = {}
     attributes: dict[str, int] = {}
+    prefixes: list[tuple[str, bool | None]]
     if e.statements:  # one namespace: a literal value makes an attribute
         prefixes = [(WDT, None)]
     else:
