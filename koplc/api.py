@@ -355,7 +355,7 @@ def _opened(name: str, kb, settings: dict):
         from koplc.frontends import open_frontend as open_named
         from koplc.kopl.frontend import Settings
 
-        return open_on_endpoint(name, Settings(**settings), kb, open_named)
+        return open_on_endpoint(name, Settings(**settings), kb, open_named, progress=True)
     return open_frontend(name, **settings)
 
 

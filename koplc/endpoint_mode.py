@@ -15,6 +15,7 @@ An endpoint that fails (down, slow, refusing, answering nonsense) fails the ques
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -27,6 +28,7 @@ from koplc.kopl.lexicon import singular
 from koplc.kopl.naming import name_head
 from koplc.sparql_backend.endpoint_kb import EndpointKB
 from koplc.sparql_backend.fragments import fragment_of
+from koplc.sparql_backend.lower import lower
 from koplc.sparql_backend.name_table import NameTable
 from koplc.sparql_backend.terms import iri
 
@@ -68,6 +70,7 @@ class OnEndpoint:
             return replace(compiled, seconds=seconds)
         clock = time.perf_counter()
         try:
+            sparql = lower(compiled.final, kb.encoding).text()  # in the endpoint's encoding
             items = kb.run(compiled.final)
         except KoplcError as err:
             return replace(compiled, answers=(), failure="execution", error=err.render(),
@@ -76,7 +79,7 @@ class OnEndpoint:
         if not items:
             return replace(compiled, answers=(), failure="empty", seconds=seconds)
         return replace(compiled, answers=ranked_like(compiled.answers, items), seconds=seconds,
-                       provenance=replace(compiled.provenance, notes={
+                       sparql=sparql, provenance=replace(compiled.provenance, notes={
                            **compiled.provenance.notes, "fragment": fragment.stats()}))
 
     def names(self, kb: EndpointKB) -> NameTable:
@@ -117,6 +120,8 @@ def explored_pool_file(kb: EndpointKB, *, seeds: int = 40, programs: int = 300,
                        progress: bool = False) -> Path:
     """A pool explored on a fragment around `seeds` sampled entities, kept in the endpoint's
     cache folder: what the llm and agent front ends take for the KB's own pool."""
+    from tqdm import tqdm
+
     from koplc.kopl.exploration import ExploreOptions, explore_to_file
 
     folder = kb.folder or Path(tempfile.mkdtemp(prefix="koplc-endpoint-"))
@@ -125,7 +130,10 @@ def explored_pool_file(kb: EndpointKB, *, seeds: int = 40, programs: int = 300,
         return path
     fragment = fragment_of(kb, [kb.encoding.node(i) for i in kb.sample(seeds)], hops=2)
     folder.mkdir(parents=True, exist_ok=True)
-    explore_to_file(fragment, path, ExploreOptions(programs=programs))
+    with tqdm(total=programs, desc=f"explore {kb.url}", unit="program", file=sys.stderr,
+              disable=not progress or None, mininterval=0.5) as bar:
+        explore_to_file(fragment, path, ExploreOptions(programs=programs),
+                        progress=lambda kept: bar.update(1))
     return path
 
 
