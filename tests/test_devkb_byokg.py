@@ -115,3 +115,14 @@ def test_a_plural_that_is_a_word_of_the_schema_links_no_entity(kbs):
     # "characters" is the starwars concept's word: the concept, never an entity so named
     assert link_question("Which characters are from Tatooine?", kbs["starwars"]).entities == (
         "Tatooine",)
+
+
+def test_a_question_asking_who_is_not_answered_with_a_time_or_an_amount(frontend, kbs):
+    # "built" reads close to "year built": without the rule the search answers a year
+    from koplc.llm.byokg.ops import _time_or_amount
+
+    question = "Who built the planes that ExpressJet flies?"
+    _gold("flights", question)
+    compiled = frontend.compile(question, kbs["flights"])
+    assert compiled.final is not None
+    assert not _time_or_amount(compiled.final, kbs["flights"])

@@ -74,6 +74,9 @@ class Cues:
     """Whether the question asks for the earlier of times ("older", "oldest", "earliest");
     `later` the later ("newest", "more recently")."""
     later: bool = False
+    who: bool = False
+    """Whether the question opens by asking who (or whom, or whose): it asks for someone, not
+    for a time, an amount or a count."""
 
     @property
     def comparators(self) -> tuple[str, ...]:
@@ -98,7 +101,12 @@ def cues(question: str) -> Cues:
     return Cues(is_yes_no(question), has(_RELATED),
                 has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
-                asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME))
+                asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
+                who=_WHO.match(question) is not None)
+
+
+# A question that opens with who, whom or whose ("Who's", "To whom").
+_WHO = re.compile(r"\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
 
 
 def _said(text: str, phrase: str) -> bool:
@@ -128,17 +136,28 @@ def _facts_of(kb, key: str, values) -> tuple[str, str, frozenset[str]]:
 _PICKS = ("ArgMax", "ArgMin")
 
 
-def answer_kind(cue: Cues, candidates: list, node_of) -> list:
+def answer_kind(cue: Cues, candidates: list, node_of, kb=None) -> list:
     """The candidates whose last op gives what the question's form asks: a yes/no question a
     Verify, a superlative a SelectAmong, SelectBetween or the names of an ArgMax or ArgMin, a
     comparative a SelectBetween or the names of the ArgMax or ArgMin of two, when there are
-    such candidates."""
+    such candidates; and a question asking who, no count and no time or amount of `kb`'s."""
+    if cue.who and not cue.yes_no and kb is not None:
+        candidates = [c for c in candidates if not _time_or_amount(node_of(c), kb)] or candidates
     wanted = [op.__name__ for op in ops_of("verify")] if cue.yes_no else (
         ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least else (
             ("SelectBetween", *_PICKS) if cue.more or cue.less else (
                 _PICKS if cue.earlier or cue.later else ())))
     kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
     return kept or candidates
+
+
+def _time_or_amount(node: Node, kb) -> bool:
+    """Whether `node` answers a count, or a value of a date, year or quantity key."""
+    if node.op == "Count":
+        return True
+    key = getattr(node, "qkey", None) if node.op == "QueryAttrQualifier" else getattr(
+        node, "key", None)
+    return node.op.startswith("QueryAttr") and kb.key_type.get(key) in ("date", "quantity")
 
 
 def _last_op(node: Node) -> str:

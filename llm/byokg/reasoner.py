@@ -245,7 +245,7 @@ class Reasoner:
             finished += [c for c in scored if c.finished]
             beam = sorted((c for c in scored if not c.finished), key=lambda c: -c.score
                           )[:opts.beam]
-        finished = answer_kind(cue, finished, lambda c: c.node)
+        finished = answer_kind(cue, finished, lambda c: c.node, self.kb)
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
 
     def _pairs(self, linked: Linked, cue: Cues, question: Asked) -> list[Candidate]:
