@@ -151,6 +151,30 @@ def test_ranked_like_keeps_the_fragments_order_first():
     assert ranked_like(("b", "a"), ["a", "c", "b"]) == ("b", "a", "c")
 
 
+def test_a_second_run_asks_the_endpoint_only_for_its_version(endpoints):
+    from koplc.sparql_backend.endpoint import Endpoint
+
+    url = endpoints[("starwars", "wikidata")]
+    first = EndpointKB(url, "wikidata")
+    first.schema(), list(first.names())
+    counting = _Counting(Endpoint(url))
+    second = EndpointKB(url, "wikidata", endpoint=counting)
+    assert second.schema() == first.schema() and list(second.names()) == list(first.names())
+    assert len(counting.asked) == 1 and "COUNT(*)" in counting.asked[0]
+    assert second.folder == first.folder and second.folder.parent.name == "endpoints"
+
+
+class _Counting:
+    """An endpoint client that records the queries it sends."""
+
+    def __init__(self, endpoint):
+        self.endpoint, self.name, self.asked = endpoint, endpoint.name, []
+
+    def select(self, query):
+        self.asked.append(query)
+        return self.endpoint.select(query)
+
+
 # Read-only.
 
 def test_nothing_but_select_and_ask_leaves_koplc():
