@@ -33,6 +33,8 @@ CASES = [
     ("starwars", "how many humans were born on tatooine?", "And"),
     ("flights", "Where does the airline that runs N905FJ fly to?", "Relate"),
     ("starwars", "How is Luke Skywalker related to Tatooine?", "QueryRelation"),
+    # the humans, not their heights: no query of the attribute just filtered by
+    ("starwars", "Which humans are taller than 190 centimetres?", "FilterNum"),
     ("starwars", "What is the homeworld of Luke_Skywalker?", "Relate"),
     ("flights", "Which airports does Delta_Air_Lines_Inc. depart from?", "Relate"),
     ("starwars", "Which planets are Zabraks from?", "Relate"),
