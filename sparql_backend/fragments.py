@@ -5,8 +5,9 @@ hop, every listing paged and bounded), the triples of the seeds and of the entit
 in the endpoint's own encoding, and loads them with the RDF loaders that read a whole file
 (`koplc.kopl.kb.triples`, `koplc.kopl.kb.wikidata_rdf`). A node with a name is a KB node (an
 entity or concept); a node without one is part of a fact (a statement node, a value node) and
-is followed until it ends. Entities one hop past the last come with their names and concepts
-only. The schema's concepts (with their names and parents) and the property descriptions are
+is followed until it ends (a blank value node of the plain encoding, which no later query can
+name, is read as its literal in the query that reaches it). Entities one hop past the last come
+with their names and concepts only. The schema's concepts (with their names and parents) and the property descriptions are
 in every fragment, so a front end sees the whole concept hierarchy.
 """
 
