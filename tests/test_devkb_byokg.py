@@ -33,6 +33,8 @@ CASES = [
     ("starwars", "how many humans were born on tatooine?", "And"),
     ("flights", "Where does the airline that runs N905FJ fly to?", "Relate"),
     ("starwars", "How is Luke Skywalker related to Tatooine?", "QueryRelation"),
+    # the engines value the question names, not a count of engine types
+    ("flights", "How many engines does N854NW have?", "QueryAttr"),
     # the humans, not their heights: no query of the attribute just filtered by
     ("starwars", "Which humans are taller than 190 centimetres?", "FilterNum"),
     ("starwars", "What is the homeworld of Luke_Skywalker?", "Relate"),
