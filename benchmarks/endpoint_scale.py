@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -48,11 +50,15 @@ def timed(argv: list[str], timeout: float, log: Path) -> dict:
     stats = log.with_suffix(".time")
     start = time.perf_counter()
     with log.open("w") as sink:
+        # Its own session, so that a timeout stops koplc too, not only GNU time above it.
+        process = subprocess.Popen([GNU_TIME, "-f", "%M", "-o", str(stats), *argv],
+                                   stdout=sink, stderr=subprocess.STDOUT, cwd=REPO,
+                                   start_new_session=True)
         try:
-            code = subprocess.run([GNU_TIME, "-f", "%M", "-o", str(stats), *argv],
-                                  stdout=sink, stderr=subprocess.STDOUT, timeout=timeout,
-                                  cwd=REPO).returncode
+            code: int | str = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait()
             code = "timeout"
     seconds = time.perf_counter() - start
     rss = stats.read_text().split()[-1] if stats.exists() else ""
@@ -107,7 +113,8 @@ def evaluate(frontend: str, kb: str, questions: Path, out: Path, limit: int,
     predictions = out / "predictions.jsonl"
     if run["code"] != 0 or not predictions.exists():
         tail = out.with_suffix(".log").read_text(errors="replace")[-400:]
-        return {**run, "error": tail}
+        return {**run, "error": f"timeout after {timeout:g} s" if run["code"] == "timeout"
+                else tail}
     records = [json.loads(line) for line in predictions.read_text().splitlines()]
     seconds = sorted(r["seconds"]["total"] for r in records)
     p95 = seconds[min(len(seconds) - 1, round(0.95 * (len(seconds) - 1)))]
@@ -125,6 +132,7 @@ def endpoint_mode_available() -> bool:
 
 def one_size(size: int, args, work: Path) -> dict:
     row: dict = {"size": size}
+    partial = OUT / f"{size:.0e}-partial.json"  # the row so far, should a later step hang
     in_memory = size <= args.memory_max
     kb = work / ("kb.nt" if in_memory else "kb.nt.gz")
     generated = timed([*KOPLC, "kb", "generate", "--triples", str(size), "--like", args.like,
@@ -135,6 +143,7 @@ def one_size(size: int, args, work: Path) -> dict:
     server = start_virtuoso(work / "virtuoso")
     try:
         row.update(bulk_load(server, kb))
+        partial.write_text(json.dumps(row, indent=1))
         row["virtuoso_db_gib"] = round(sum(
             f.stat().st_size for f in (work / "virtuoso").glob("*.db")) / 2 ** 30, 2)
         if args.no_compile:
@@ -145,6 +154,7 @@ def one_size(size: int, args, work: Path) -> dict:
                 row[f"{frontend} endpoint"] = evaluate(
                     frontend, url, questions, OUT / f"{size:.0e}-{frontend}-endpoint",
                     args.limit, args.timeout, endpoint=True)
+                partial.write_text(json.dumps(row, indent=1))
             else:
                 row[f"{frontend} endpoint"] = {"error": "endpoint mode not available"}
     finally:
