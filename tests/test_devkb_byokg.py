@@ -130,3 +130,15 @@ def test_a_question_asking_who_is_not_answered_with_a_time_or_an_amount(frontend
     compiled = frontend.compile(question, kbs["flights"])
     assert compiled.final is not None
     assert not _time_or_amount(compiled.final, kbs["flights"])
+
+
+def test_no_query_of_an_attribute_filtered_by_anywhere_below(kbs):
+    from koplc.kopl.ir import FilterConcept, FilterNum, FindAll, QueryAttr
+    from koplc.llm.byokg.space import fits
+
+    planes = FilterConcept(input=FindAll(), concept="aircraft")
+    four = FilterNum(input=planes, key="engines", value="4", comparator="=")
+    question = "How many planes have four engines?"
+    assert not fits(QueryAttr(input=FilterConcept(input=four, concept="aircraft"),
+                              key="engines"), True, kbs["flights"], question)
+    assert fits(QueryAttr(input=planes, key="engines"), True, kbs["flights"], question)

@@ -56,14 +56,15 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     19" read as the group of Gold whose density is above 19); a concept only where the named
     entity is several ("the element ENT" picks among entities of one name; of one entity, it
     only lends the program the concept's word); no filter right after the same one, nor a
-    relation followed there, back and there again; no query of the attribute just filtered
-    by ("which humans are taller than 190 cm" asks for the humans, not their heights)."""
+    relation followed there, back and there again; no query of an attribute the program has
+    filtered by ("which humans are taller than 190 cm" asks for the humans, not their
+    heights)."""
     if node.op == "Count":
         return counts and node.input.op != "Find"
     if node.op.startswith("Filter") and node.input.op == "Find":
         return node.op == "FilterConcept" and _several(node.input, kb)
-    if node.op == "QueryAttr" and getattr(node.input, "key", None) == node.key \
-            and node.input.op.startswith("Filter"):
+    if node.op == "QueryAttr" and any(n.op.startswith("Filter") and getattr(n, "key", None)
+                                      == node.key for _, n in node.input.walk()):
         return False  # the value it filters by is what the question says, not what it asks
     if node.op == "QueryAttr" and counts:
         return measure_said(kb, node.key, question)
