@@ -34,10 +34,11 @@ def require_read_only(query: str) -> None:
     """Refuse any text that is not a SELECT or ASK query (an update above all).
 
     >>> require_read_only("PREFIX x: <urn:x> SELECT * WHERE { ?s ?p ?o } LIMIT 1")
-    >>> require_read_only("INSERT DATA { <urn:a> <urn:b> <urn:c> }")
-    Traceback (most recent call last):
-    ...
-    koplc.kopl.errors.BackendError: koplc sends only SELECT and ASK queries, not 'INSERT DATA { <urn:a> <urn:b> <urn:c> }'
+    >>> try:
+    ...     require_read_only("INSERT DATA { <urn:a> <urn:b> <urn:c> }")
+    ... except BackendError as err:
+    ...     print(err.diagnostics[0].message)
+    koplc sends only SELECT and ASK queries, not 'INSERT DATA { <urn:a> <urn:b> <urn:c> }'
     """
     rest = query[_PROLOGUE.match(query).end():]  # type: ignore[union-attr]
     if not rest.upper().startswith(_READ_FORMS):
