@@ -141,12 +141,15 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb=None) -> list:
     Verify, a superlative a SelectAmong, SelectBetween or the names of an ArgMax or ArgMin, a
     comparative a SelectBetween or the names of the ArgMax or ArgMin of two, when there are
     such candidates; a question asking who, no count and no time or amount of `kb`'s; and a
-    how-many question that says a quantity key of the KB, that key's value over a count."""
+    how-many question that says a quantity key of the KB and states no number, that key's
+    value over a count."""
     if cue.who and not cue.yes_no and kb is not None:
         candidates = [c for c in candidates if not _time_or_amount(node_of(c), kb)] or candidates
-    if cue.how_many and any(node_of(c).op == "QueryAttr" for c in candidates):
+    if cue.how_many and not cue.numbers and any(node_of(c).op == "QueryAttr"
+                                                for c in candidates):
         # the search reads a value on a how-many question only where the question says its
-        # key or unit ("how many engines does N854NW have"): that value, not a count
+        # key or unit ("how many engines does N854NW have"): that value, not a count, unless
+        # the question states a number, which constrains what it counts ("have four engines")
         candidates = [c for c in candidates if node_of(c).op != "Count"]
     wanted = [op.__name__ for op in ops_of("verify")] if cue.yes_no else (
         ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least else (
