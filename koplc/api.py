@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,6 +205,29 @@ def build_index(kb_path: str | Path, *, folder: str | Path | None = None, force:
 
     kb = load_kb(kb_path, schema=schema)
     return Indexes.for_kb(kb, kb_path, folder).build_all(progress=progress, force=force)
+
+
+def index_endpoint(url: str, encoding: str | None = None, *, progress: bool = False) -> dict:
+    """Stream the entity names of the KB a SPARQL endpoint serves (in RDF `encoding`) into its
+    on-disk name table, which endpoint mode links questions with; a dict of the names, the
+    table's path and the seconds taken (0 names built when the table was already current)."""
+    from koplc.endpoint_mode import name_table
+
+    clock = time.perf_counter()
+    table = name_table(load_kb(url, encoding=encoding), progress)
+    names = table.db.execute("SELECT COUNT(DISTINCT id) FROM names").fetchone()[0]
+    return {"names": names, "table": str(table.path),
+            "seconds": round(time.perf_counter() - clock, 2)}
+
+
+def explore_endpoint(url: str, encoding: str | None = None, *, programs: int | None = None,
+                     progress: bool = False) -> Path:
+    """The explored pool of the KB a SPARQL endpoint serves (explored on a fragment around
+    sampled entities, kept in the endpoint's cache folder), exploring it first if needed."""
+    from koplc.endpoint_mode import POOL_PROGRAMS, explored_pool_file
+
+    return explored_pool_file(load_kb(url, encoding=encoding),
+                              programs=programs or POOL_PROGRAMS, progress=progress)
 
 
 def grounding_indexes(kb, kb_path: str | Path | None = None, *,

@@ -85,8 +85,7 @@ class OnEndpoint:
     def names(self, kb: EndpointKB) -> NameTable:
         """The endpoint's name table, built on first use (streamed to disk)."""
         if kb.url not in self._names:
-            folder = kb.folder or Path(tempfile.mkdtemp(prefix="koplc-endpoint-"))
-            self._names[kb.url] = NameTable.open(kb, folder / "names.sqlite", self.progress)
+            self._names[kb.url] = name_table(kb, self.progress)
         return self._names[kb.url]
 
     def fragment(self, question: str, kb: EndpointKB):
@@ -116,7 +115,18 @@ def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*first, *items]))
 
 
-def explored_pool_file(kb: EndpointKB, *, seeds: int = 40, programs: int = 300,
+def name_table(kb: EndpointKB, progress: bool = False) -> NameTable:
+    """The endpoint's name table in its cache folder, streamed from the endpoint the first
+    time (what `koplc index URL` builds ahead)."""
+    folder = kb.folder or Path(tempfile.mkdtemp(prefix="koplc-endpoint-"))
+    return NameTable.open(kb, folder / "names.sqlite", progress)
+
+
+# The programs of an endpoint's explored pool (on a fragment around `seeds` sampled entities).
+POOL_PROGRAMS = 300
+
+
+def explored_pool_file(kb: EndpointKB, *, seeds: int = 40, programs: int = POOL_PROGRAMS,
                        progress: bool = False) -> Path:
     """A pool explored on a fragment around `seeds` sampled entities, kept in the endpoint's
     cache folder: what the llm and agent front ends take for the KB's own pool."""

@@ -302,3 +302,23 @@ def test_koplc_compile_and_eval_take_an_endpoint_url(kbs, endpoints, tmp_path, c
                  "wikidata", "--out", str(tmp_path / "report")]) == 0
     report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert report["overall"]["hits@1"] == 100
+
+
+def test_koplc_index_and_explore_take_an_endpoint_url(kbs, endpoints, tmp_path, capsys):
+    from koplc.cli import main
+    from koplc.kopl.exploration import read_pool
+
+    url = endpoints[("starwars", "wikidata")]
+    assert main(["index", url, "--encoding", "wikidata"]) == 0
+    printed = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines())
+    entities = len(kbs["starwars"].entity_nodes)
+    assert int(printed["names"]) == entities and Path(printed["table"]).is_file()
+    pool = tmp_path / "pool.jsonl"
+    assert main(["explore", url, "--encoding", "wikidata", "--programs", "20", "--quiet",
+                 "--out", str(pool)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    entries = read_pool(pool)
+    assert summary == {"pool": str(pool), "programs": len(entries)} and 0 < len(entries) <= 20
+    # explored on a fragment: the programs are the KB's own and answer on the whole KB too
+    kb = kbs["starwars"]
+    assert all(api.run(e.steps, kb).items() for e in entries)

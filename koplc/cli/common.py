@@ -25,6 +25,13 @@ def add_schema(sub) -> None:
                      "numbers as attributes; the shipped MetaQA KB: metaqa)")
 
 
+def add_encoding(sub) -> None:
+    """--encoding NAME: the RDF encoding of the KB an endpoint URL serves."""
+    sub.add_argument("--encoding", choices=["kqapro", "plain", "freebase", "wikidata"],
+                     help="with the http(s) URL of a SPARQL endpoint as the KB: the RDF "
+                     "encoding it holds (default: wikidata)")
+
+
 def emit_batch(args, job) -> int:
     failed = False
     for record in api.batch(api.read_text(args.file).splitlines(), job):

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from koplc import api
-from koplc.cli.common import KB_HELP, add_schema
+from koplc.cli.common import KB_HELP, add_encoding, add_schema
 
 
 def add_explore(commands) -> None:
@@ -17,9 +17,12 @@ def add_explore(commands) -> None:
                     "concept or value), keep those with an informative answer, at most "
                     "--per-pattern a pattern, give each a canonical question, and write the "
                     "pool as JSONL (atomically) into the user cache, or to --out.")
-    sub.add_argument("kb", metavar="KB", help=KB_HELP)
+    sub.add_argument("kb", metavar="KB", help=KB_HELP + "; or the http(s) URL of a SPARQL "
+                     "endpoint, explored on a fragment around sampled entities")
+    add_encoding(sub)
     add_schema(sub)
-    sub.add_argument("--programs", type=int, default=1000, help="programs to keep (default 1000)")
+    sub.add_argument("--programs", type=int, help="programs to keep (default 1000; on an "
+                     "endpoint 300, the pool its front ends use)")
     sub.add_argument("--out", metavar="POOL", help="pool file (default: in the user cache)")
     sub.add_argument("--seed", type=int, default=0)
     sub.add_argument("--max-steps", type=int, default=4, choices=range(1, 9), metavar="N",
@@ -41,12 +44,17 @@ def add_explore(commands) -> None:
 
 
 def explore(args) -> int:
+    from koplc.endpoint_mode import POOL_PROGRAMS, is_endpoint
     from koplc.kopl.exploration import ExploreOptions, explore_to_file, pool_path
     from koplc.kopl.kb.cache import kb_format
 
+    if args.programs is None:
+        args.programs = POOL_PROGRAMS if is_endpoint(args.kb) else 1000
     if args.programs < 1 or args.per_pattern < 1:
         print("koplc explore: --programs and --per-pattern must be at least 1", file=sys.stderr)
         return 2
+    if is_endpoint(args.kb):
+        return _explore_endpoint(args)
     kb = api.load_kb(args.kb, schema=args.schema)
     extension_ops = args.extension_ops
     if extension_ops is None:  # S-expression KBs come as RDF; KoPL's own have no ArgMax
@@ -61,6 +69,21 @@ def explore(args) -> int:
     if args.l2m > 0:
         summary["l2m"] = _l2m(out, kb, args.l2m, args.lm, args.quiet)
     print(json.dumps(summary, ensure_ascii=False))
+    return 0
+
+
+def _explore_endpoint(args) -> int:
+    """The pool of the KB an endpoint serves, in the endpoint's cache folder (copied to --out)."""
+    import shutil
+
+    from koplc.kopl.exploration import read_pool
+
+    pool = api.explore_endpoint(args.kb, args.encoding, programs=args.programs,
+                                progress=not args.quiet)
+    if args.out:
+        shutil.copyfile(pool, args.out)
+        pool = Path(args.out)
+    print(json.dumps({"pool": str(pool), "programs": len(read_pool(pool))}))
     return 0
 
 

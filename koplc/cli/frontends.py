@@ -7,7 +7,7 @@ import os
 import sys
 
 from koplc import api
-from koplc.cli.common import EXIT_USER_ERROR, add_schema
+from koplc.cli.common import EXIT_USER_ERROR, add_encoding, add_schema
 from koplc.frontends import FRONTENDS
 
 EMITS = ("kopl", "ir-json", "sparql", "answer", "all")
@@ -58,8 +58,7 @@ def _frontend_flags(sub) -> None:
     sub.add_argument("--frontend", choices=list(FRONTENDS), default="llm")
     sub.add_argument("--kb", help="KB file, or the http(s) URL of a SPARQL endpoint holding "
                      "the KB (default: the MetaQA movie KB shipped with koplc)")
-    sub.add_argument("--encoding", choices=["kqapro", "plain", "freebase", "wikidata"],
-                     help="with an endpoint --kb: the RDF encoding it holds (default: wikidata)")
+    add_encoding(sub)
     add_schema(sub)
     sub.add_argument("--lm", default="embedded",
                      help="llm: embedded (default), an OpenAI-compatible server URL, a .gguf "

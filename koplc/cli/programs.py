@@ -10,7 +10,14 @@ from datetime import date
 from pathlib import Path
 
 from koplc import api
-from koplc.cli.common import EXIT_USER_ERROR, KB_HELP, add_schema, emit_batch, exec_options
+from koplc.cli.common import (
+    EXIT_USER_ERROR,
+    KB_HELP,
+    add_encoding,
+    add_schema,
+    emit_batch,
+    exec_options,
+)
 from koplc.cli.sparql import add_kb_export, add_kb_generate
 from koplc.kopl.diagnostics import render_all
 from koplc.kopl.errors import KoplcError
@@ -119,7 +126,9 @@ def fmt(args) -> int:
 def add_grounding(commands, syntaxes: list[str]) -> None:
     index = commands.add_parser("index", help="build the grounding indexes of a KB",
                                 description="embed the KB's names and save the indexes")
-    index.add_argument("kb", metavar="KB")
+    index.add_argument("kb", metavar="KB", help="KB file, or the http(s) URL of a SPARQL "
+                       "endpoint (its entity names are streamed into an on-disk name table)")
+    add_encoding(index)
     index.add_argument("--folder", help="where to keep the indexes (default: beside the KB, "
                        "else $KOPLC_CACHE_DIR)")
     index.add_argument("--force", action="store_true", help="rebuild even when current")
@@ -142,6 +151,12 @@ def add_grounding(commands, syntaxes: list[str]) -> None:
 
 
 def _index(args) -> int:
+    from koplc.endpoint_mode import is_endpoint
+
+    if is_endpoint(args.kb):
+        built = api.index_endpoint(args.kb, args.encoding, progress=True)
+        print(f"names: {built['names']}\ntable: {built['table']}\ntime: {built['seconds']:.1f} s")
+        return 0
     report = api.build_index(args.kb, folder=args.folder, force=args.force, progress=True,
                              schema=args.schema)
     for kind, count in report.counts.items():

@@ -34,12 +34,17 @@ def serve(args) -> int:
 def server_state(args):
     """The server's state from the command's options (also used by the tests). Every front
     end, the agent too, is opened through the registry (`api.open_frontend`)."""
+    from koplc.endpoint_mode import is_endpoint
+    from koplc.kopl.errors import KoplcError
     from koplc.llm.agent.frontend import AgentSettings
     from koplc.llm.agent.loop import AgentOptions
     from koplc.llm.lm.model_cache import cache_root
     from koplc.llm.symkgqa.kb_pool import read_demos
     from koplc.server import LockedLM, ServerState
 
+    if is_endpoint(args.kb):  # the page steps the agent on one KB in memory
+        raise KoplcError("koplc serve takes a KB file; a SPARQL endpoint's KB is not served "
+                         "yet (koplc compile and koplc eval take --kb URL)", code="usage")
     kb = api.load_kb(args.kb, schema=args.schema)
     lm = LockedLM(api.open_lm(args.lm) if isinstance(args.lm, str) else args.lm)
     saved = args.saved or str(cache_root() / "agent-dialogs.jsonl")
