@@ -36,7 +36,8 @@ def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
         seen.update(frontier)
         if not frontier:
             break
-    cut.describe(sorted(n for n, named in cut.named.items() if named and n not in cut.expanded))
+    cut.describe(sorted(n for n, named in cut.named.items()
+                        if named and n not in cut.expanded and n not in cut.typed))
     return load_triples(cut.triples, f"{kb.url} (fragment)")
 
 
@@ -69,6 +70,8 @@ class _Cut:
         self.expanded: set[str] = set()
         self.named: dict[str, bool] = {}
         self.blank_values = not self.e.statements and self.e.value_nodes
+        self.kinds = iri(self.e.type_predicate)  # the predicate of a node's concepts
+        self.typed: set[str] = set()  # nodes whose concepts came with the facts reaching them
 
     def add(self, triples) -> None:
         self.triples.update(dict.fromkeys(triples))
@@ -82,6 +85,8 @@ class _Cut:
         lang = (f" FILTER(LANG(?label) = \"\" || LANGMATCHES(LANG(?label), {string(e.name_lang)}))"
                 if e.name_lang else "")
         label = f"\nOPTIONAL {{ ?{end} {iri(name)} ?label{lang} }}" if end else ""
+        if end:  # its concepts too, so that no later query need describe it
+            label += f"\nOPTIONAL {{ ?{end} {self.kinds} ?kind }}"
         if end == "o" and self.blank_values:
             # A blank value node cannot be named in another query: read its literal here.
             label += f"\nOPTIONAL {{ ?o ({iri(e.value)}|{iri(e.time)}) ?literal }}"
@@ -89,9 +94,10 @@ class _Cut:
         for start in range(0, len(nodes), CHUNK):
             values = " ".join(iri(n) for n in nodes[start:start + CHUNK])
             body = f"VALUES ?n {{ {values} }}\n{where}{label}"
-            for rows in self.kb.paged(body, "?s ?p ?o ?label ?literal" if end else "?s ?p ?o",
-                                      "?s ?p ?o", purpose, limit=self.per_query,
-                                      optional=("label", "literal")):
+            for rows in self.kb.paged(body, "?s ?p ?o ?label ?literal ?kind" if end
+                                      else "?s ?p ?o", "?s ?p ?o", purpose,
+                                      limit=self.per_query,
+                                      optional=("label", "literal", "kind")):
                 for r in rows:
                     if r["o"].kind == "bnode" and "literal" in r:
                         found.append((r["s"].value, r["p"].value, r["literal"]))
@@ -103,6 +109,9 @@ class _Cut:
                         self.named[term.value] = self.named.get(term.value, False) or named
                         if named:
                             found.append((term.value, name, r["label"]))
+                        if "kind" in r:
+                            found.append((term.value, e.type_predicate, r["kind"]))
+                            self.typed.add(term.value)
         self.add(found)
         return found
 
