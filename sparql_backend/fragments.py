@@ -130,7 +130,16 @@ class _Cut:
                                               "fetching the facts' owners", "s")]
         reached = self.follow([*self.unnamed(targets), *pointing])
         named = [n for n in [*targets, *sources, *owners] if self.named.get(n)]
-        return list(dict.fromkeys([*named, *reached]))
+        # Nodes in the order of the nodes that reached them: the next hop's bound keeps the
+        # neighbours of the question's own entities (the first seeds) before a concept's members.
+        rank = {n: i for i, n in enumerate(nodes)}
+        by = {}
+        for subject, _, value in out:
+            by.setdefault(value.value, rank.get(subject, len(nodes)))
+        for subject, _, value in into:
+            by.setdefault(subject, rank.get(value.value, len(nodes)))
+        found = list(dict.fromkeys([*named, *reached]))
+        return sorted(found, key=lambda n: by.get(n, len(nodes)))
 
     def follow(self, facts: list[str]) -> list[str]:
         """Fetch fact nodes down to their ends; the named nodes they reach."""
