@@ -136,3 +136,12 @@ def test_the_format_comes_from_the_extension(tmp_path):
 def _touch(path):
     path.write_text("")
     return path
+
+
+def test_a_cached_load_names_the_path_it_was_given(source, monkeypatch):
+    # first loaded by a relative path; from another folder the cache must not hand back that
+    # relative path, which derived files (the explored pool) would then open
+    monkeypatch.chdir(source.parent)
+    assert load_kb(source.name).source == source.name
+    monkeypatch.chdir(source.parent.parent)
+    assert load_kb(source.resolve()).source == str(source.resolve())

@@ -77,6 +77,10 @@ def load_kb(path: str | Path, *, cache: bool = True, fmt: str | None = None,
         kb = _build(fmt, schema, path)
         if writable(place.parent) and write_cache(place, key, kb):
             forget_orphans(place.parent)
+    else:
+        # The cache holds the path its first load was given, which may be relative to another
+        # folder; what derived files are keyed by and read from is this load's.
+        kb.source = str(path)
     return kb
 
 
