@@ -355,19 +355,27 @@ def compile_questions(questions: Iterable[str], frontend="llm", kb=None, *,
     FrontEnd) on one KB (`kb`, else the file `kb_path` under `schema` as for `load_kb`,
     default: the shipped MetaQA KB; or the SPARQL endpoint at the URL `kb_path` in RDF
     `encoding`); yields a Compiled per question."""
-    from koplc.endpoint_mode import is_endpoint
     from koplc.kopl.kb.triple_schema import named_schema
 
     schema = named_schema(schema)  # a bad schema file fails before a model loads
-    if is_endpoint(kb_path) and kb is None:
-        kb = load_kb(kb_path, encoding=encoding)
-    if isinstance(frontend, str):
-        frontend = _opened(frontend, kb, settings)  # first: a bad model fails fast
-    if kb is None:
-        kb = load_kb(kb_path, schema=schema)
-    frontend = _for_kb(frontend, kb)
+    frontend, kb = _frontend_and_kb(frontend, kb, kb_path, schema, encoding, settings)
     for question in questions:
         yield frontend.compile(question, kb)
+
+
+def _frontend_and_kb(frontend, kb, kb_path, schema, encoding, settings: dict):
+    """The front end (opened by name with `settings` first, so a bad model fails before a big
+    KB file loads; after an endpoint opens, which it needs) and the KB (`kb`, else `kb_path`
+    as for `load_kb`), the front end able to answer on that KB."""
+    from koplc.endpoint_mode import is_endpoint
+
+    if kb is None and is_endpoint(kb_path):
+        kb = load_kb(kb_path, encoding=encoding)
+    if isinstance(frontend, str):
+        frontend = _opened(frontend, kb, settings)
+    if kb is None:
+        kb = load_kb(kb_path, schema=schema)
+    return _for_kb(frontend, kb), kb
 
 
 def _opened(name: str, kb, settings: dict):
@@ -464,10 +472,7 @@ def evaluate(files: list, frontend="llm", *, out: str | Path, kb_path: str | Pat
 
     questions = read_gold_questions(files, kind, limit)  # a bad file fails before a model loads
     schema = named_schema(schema)  # and a bad schema file
-    kb = load_kb(kb_path, schema=schema, encoding=encoding)
-    if isinstance(frontend, str):
-        frontend = _opened(frontend, kb, settings)
-    frontend = _for_kb(frontend, kb)
+    frontend, kb = _frontend_and_kb(frontend, None, kb_path, schema, encoding, settings)
     records = list(evaluate_questions(questions, frontend, kb, progress=progress))
     report = report_of(frontend, records, files)
     return report, write_report(out, report, records)

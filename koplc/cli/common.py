@@ -27,7 +27,9 @@ def add_schema(sub) -> None:
 
 def add_encoding(sub) -> None:
     """--encoding NAME: the RDF encoding of the KB an endpoint URL serves."""
-    sub.add_argument("--encoding", choices=["kqapro", "plain", "freebase", "wikidata"],
+    from koplc.sparql_backend.encodings import ENCODINGS
+
+    sub.add_argument("--encoding", choices=sorted(ENCODINGS),
                      help="with the http(s) URL of a SPARQL endpoint as the KB: the RDF "
                      "encoding it holds (default: wikidata)")
 
