@@ -207,14 +207,17 @@ def build_index(kb_path: str | Path, *, folder: str | Path | None = None, force:
     return Indexes.for_kb(kb, kb_path, folder).build_all(progress=progress, force=force)
 
 
-def index_endpoint(url: str, encoding: str | None = None, *, progress: bool = False) -> dict:
-    """Stream the entity names of the KB a SPARQL endpoint serves (in RDF `encoding`) into its
-    on-disk name table, which endpoint mode links questions with; a dict of the names, the
-    table's path and the seconds taken (0 names built when the table was already current)."""
+def index_endpoint(url: str, encoding: str | None = None, *, page: int = 5000,
+                   progress: bool = False) -> dict:
+    """Stream the entity names of the KB a SPARQL endpoint serves (in RDF `encoding`, `page`
+    names a query) into its on-disk name table, which endpoint mode links questions with; a
+    dict of the names, the table's path and the seconds taken."""
     from koplc.endpoint_mode import name_table
 
     clock = time.perf_counter()
-    table = name_table(load_kb(url, encoding=encoding), progress)
+    kb = load_kb(url, encoding=encoding)
+    kb.page = page
+    table = name_table(kb, progress)
     names = table.db.execute("SELECT COUNT(DISTINCT id) FROM names").fetchone()[0]
     return {"names": names, "table": str(table.path),
             "seconds": round(time.perf_counter() - clock, 2)}

@@ -24,7 +24,7 @@ from koplc.kopl.kb.access import Pattern, Schema
 from koplc.kopl.user_cache import cache_root, writable
 from koplc.sparql_backend.encodings import Encoding, encoding_named
 from koplc.sparql_backend.endpoint import Endpoint
-from koplc.sparql_backend.terms import RDF_TYPE, Term, iri
+from koplc.sparql_backend.terms import RDF_TYPE, Term, iri, string
 
 _PROLOGUE = re.compile(r"\A(?:\s+|#[^\n]*\n|(?:PREFIX|BASE)\s+[^<]*<[^>]*>)*", re.IGNORECASE)
 _READ_FORMS = ("SELECT", "ASK")
@@ -135,14 +135,19 @@ class EndpointKB:
             raise _for(err, purpose) from None
 
     def paged(self, body: str, variables: str, order: str, purpose: str,
-              limit: int | None = None,
-              optional: tuple[str, ...] = ()) -> Iterator[list[dict[str, Term]]]:
+              limit: int | None = None, optional: tuple[str, ...] = (),
+              keyset: bool = False) -> Iterator[list[dict[str, Term]]]:
         """The rows of ``SELECT variables WHERE { body }`` a page at a time, in `order`, at
         most `limit` (else `max_rows`) rows in all.
 
         Most listings fit one page: the first query asks for one page in no order (sorting
         costs the endpoint more than the query); only when it comes back full and more are
-        wanted do the pages come in `order`, which makes LIMIT/OFFSET paging well defined."""
+        wanted do the pages come in `order`. With `keyset` (for listings whose `order`
+        variables are bound in every row, make rows unique and are IRIs or literals), each page
+        asks for the rows after the last one seen instead of skipping an OFFSET: an endpoint
+        sorts only the rows left and keeps the top page's worth (well within Virtuoso's default
+        cap on sorted rows), where OFFSET paging sorts the rows skipped again for every page.
+        Else pages go by LIMIT/OFFSET."""
         limit = self.max_rows if limit is None else limit
         needed = [v for v in _projected(variables) if v not in optional]
         query = f"SELECT {variables} WHERE {{\n{body}\n}}"
@@ -153,17 +158,24 @@ class EndpointKB:
             if rows:
                 yield rows
             return
-        offset = 0
-        while offset < limit:
-            size = min(self.page, limit - offset)
-            rows = self.select(f"{query} ORDER BY {order} LIMIT {size} OFFSET {offset}",
-                               purpose)
+        keys = _projected(order)
+        sort = " ".join(f"STR(?{k})" for k in keys)
+        seen, after = 0, None
+        while seen < limit:
+            size = min(self.page, limit - seen)
+            if keyset:
+                where = body if after is None else f"{body}\n{_after(keys, after)}"
+                text = f"SELECT {variables} WHERE {{\n{where}\n}} ORDER BY {sort} LIMIT {size}"
+            else:
+                text = f"{query} ORDER BY {order} LIMIT {size} OFFSET {seen}"
+            rows = self.select(text, purpose)
             self.require(rows, needed, purpose)
             if rows:
                 yield rows
+                after = [rows[-1][k].value for k in keys]
             if len(rows) < size:
                 return
-            offset += size
+            seen += size
 
     def require(self, rows: list[dict[str, Term]], names: list[str], purpose: str) -> None:
         """BackendError unless every row binds `names` (an endpoint's answer to another
@@ -189,7 +201,7 @@ class EndpointKB:
             self.page = page
         e = self.encoding
         for rows in self.paged(self.entity_pattern("?x"), "?x ?name", "?x ?name",
-                               "listing the entities' names", limit=10 ** 12):
+                               "listing the entities' names", limit=10 ** 12, keyset=True):
             yield [(e.node_id(r["x"].value), r["name"].value) for r in rows]
 
     def concept_iris(self) -> dict[str, str]:
@@ -222,7 +234,7 @@ class EndpointKB:
     def sample(self, n: int, seed: int = 0) -> list[str]:
         """`n` entities drawn at random from the first `max_rows` in IRI order."""
         ids = [x for rows in self.paged(self.entity_pattern("?x"), "DISTINCT ?x", "?x",
-                                        "sampling entities") for x in
+                                        "sampling entities", keyset=True) for x in
                (self.encoding.node_id(r["x"].value) for r in rows)]
         return random.Random(seed).sample(ids, min(n, len(ids)))
 
@@ -242,6 +254,19 @@ def _projected(variables: str) -> list[str]:
     """
     bare = re.sub(r"\((?:[^()]|\([^()]*\))*\)", "", variables)
     return [*re.findall(r"\?(\w+)", bare), *re.findall(r"AS \?(\w+)\)", variables)]
+
+
+def _after(keys: list[str], last: list[str]) -> str:
+    """A FILTER keeping the rows whose `keys`' strings sort after `last` (one value a key).
+
+    >>> _after(["x", "name"], ["urn:a", "A"])
+    'FILTER(STR(?x) > "urn:a" || (STR(?x) = "urn:a" && STR(?name) > "A"))'
+    """
+    terms = []
+    for i, key in enumerate(keys):
+        equal = [f"STR(?{k}) = {string(v)}" for k, v in zip(keys[:i], last[:i], strict=True)]
+        terms.append(" && ".join([*equal, f"STR(?{key}) > {string(last[i])}"]))
+    return "FILTER(" + " || ".join(t if i == 0 else f"({t})" for i, t in enumerate(terms)) + ")"
 
 
 def _for(err: KoplcError, purpose: str) -> BackendError:

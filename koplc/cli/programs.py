@@ -132,6 +132,9 @@ def add_grounding(commands, syntaxes: list[str]) -> None:
     index.add_argument("--folder", help="where to keep the indexes (default: beside the KB, "
                        "else $KOPLC_CACHE_DIR)")
     index.add_argument("--force", action="store_true", help="rebuild even when current")
+    index.add_argument("--page", type=int, default=5000, metavar="N",
+                       help="an endpoint's names asked N a query (default 5000; Virtuoso's "
+                       "default settings sort at most 10000 rows a query)")
     add_schema(index)
     index.set_defaults(run=_index)
     ground = commands.add_parser("ground", help="ground a program's names against a KB",
@@ -154,7 +157,7 @@ def _index(args) -> int:
     from koplc.endpoint_mode import is_endpoint
 
     if is_endpoint(args.kb):
-        built = api.index_endpoint(args.kb, args.encoding, progress=True)
+        built = api.index_endpoint(args.kb, args.encoding, page=args.page, progress=True)
         print(f"names: {built['names']}\ntable: {built['table']}\ntime: {built['seconds']:.1f} s")
         return 0
     report = api.build_index(args.kb, folder=args.folder, force=args.force, progress=True,
