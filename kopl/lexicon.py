@@ -25,11 +25,23 @@ class ExtraWords:
     near: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def near_synonyms(self, *words: str) -> tuple[str, ...]:
-        """The near synonyms of the first of `words` that has any."""
-        for word in words:
-            if word in self.near:
-                return self.near[word]
-        return ()
+        """The near synonyms of all of `words` (a word, its singular, its base form).
+
+        >>> ExtraWords(near={"tags": ("ticket",), "tag": ("topic",)}).near_synonyms("tags", "tag")
+        ('ticket', 'topic')
+        """
+        return tuple(dict.fromkeys(s for word in words for s in self.near.get(word, ())))
+
+    def with_relatives(self, relatives: Mapping[str, tuple[str, ...]]) -> ExtraWords:
+        """These words with a KB's general-English `relatives` of its schema words
+        (koplc.kopl.relatives) among the near synonyms.
+
+        >>> ExtraWords(near={"star": ("act",)}).with_relatives({"star": ("lead",)}).near
+        {'star': ('act', 'lead')}
+        """
+        near = {w: tuple(dict.fromkeys((*self.near.get(w, ()), *kin)))
+                for w, kin in relatives.items()}
+        return ExtraWords(self.not_names, {**self.near, **near})
 
 
 NO_EXTRA = ExtraWords()

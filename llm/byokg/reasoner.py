@@ -45,6 +45,7 @@ from koplc.kopl.ir import (
     Relate,
 )
 from koplc.kopl.lexicon import asks_how_many, plural
+from koplc.kopl.relatives import schema_relatives
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.byokg import fit
 from koplc.llm.byokg.ops import (
@@ -155,7 +156,8 @@ class Reasoner:
         from koplc.kopl.grounding.index.embedder import Embedder
 
         self.kb, self.lm, self.options = kb, lm, options
-        self.words = lexicon_for(kb)  # a dataset's words, for its own KB
+        # A dataset's words, for its own KB, and WordNet's relatives of the KB's schema words.
+        self.words = lexicon_for(kb).with_relatives(schema_relatives(kb))
         self.builder = PromptBuilder.for_kb(kb, lm)
         self.pool = demos
         self.selector = DemoSelector(demos) if demos and options.demos == "retrieved" else None

