@@ -13,6 +13,7 @@ in every fragment, so a front end sees the whole concept hierarchy.
 
 from __future__ import annotations
 
+from koplc.kopl.kb.access import WholeSchema
 from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triples import rdf_to_kb
 from koplc.kopl.kb.wikidata_rdf import is_wikidata, wikidata_to_kb
@@ -38,7 +39,9 @@ def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
             break
     cut.describe(sorted(n for n, named in cut.named.items()
                         if named and n not in cut.expanded and n not in cut.typed))
-    return load_triples(cut.triples, f"{kb.url} (fragment)")
+    fragment = load_triples(cut.triples, f"{kb.url} (fragment)")
+    fragment.whole = WholeSchema(kb.schema())
+    return fragment
 
 
 def schema_triples(kb) -> list[Triple]:

@@ -74,3 +74,31 @@ class KBAccess(Protocol):
     def run(self, program) -> list[str]:
         """The answer of an IR program, as `Answer.items()` gives it."""
         ...
+
+
+class WholeSchema:
+    """A KB's schema seen as an in-memory KB shows its own (relation names, concept names,
+    stats): what a fragment of a larger KB carries as `whole` (`shown_schema`), so that a
+    prompt lists the whole KB's schema, the same for every fragment (and its prefix's KV state
+    is reused from question to question), as it does for a KB in memory."""
+
+    def __init__(self, schema: Schema):
+        self.relation_names = {r for r, _ in schema.relations}
+        self.attr_index = dict.fromkeys(schema.attributes)
+        self._concepts = sorted(schema.concepts)
+        self._stats = {"relations": len(self.relation_names),
+                       "attribute keys": len(schema.attributes),
+                       "qualifier keys": len(schema.qualifiers),
+                       "concepts": len(self._concepts)}
+
+    def concept_names(self) -> list[str]:
+        return list(self._concepts)
+
+    def stats(self) -> dict[str, int]:
+        return dict(self._stats)
+
+
+def shown_schema(kb):
+    """What a prompt shows of `kb`'s schema: the whole KB's where `kb` is a fragment of one
+    (its `whole`), else its own."""
+    return getattr(kb, "whole", None) or kb

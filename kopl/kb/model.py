@@ -48,6 +48,8 @@ class KB:
     attributes: list[tuple[AttrFact, ...]]
     relations: list[tuple[RelFact, ...]]
     source: str = ""
+    # Where this KB is a fragment of a larger one: that KB's schema (kopl.kb.access.WholeSchema).
+    whole: object | None = None
     # Indexes, filled by `index()`.
     id_to_node: dict[str, int] = field(default_factory=dict)
     name_to_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)

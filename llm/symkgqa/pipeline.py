@@ -15,6 +15,7 @@ from koplc.kopl.answering.repairs.driver import repair
 from koplc.kopl.answering.repairs.pin_entities import moved
 from koplc.kopl.answering.stages import StageFailure, checked, parse_program, run, timed
 from koplc.kopl.errors import KoplcError
+from koplc.kopl.kb.access import shown_schema
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.lm.gbnf import grammar_for
 from koplc.llm.lm.scoring import LMChooser, inverse_consistency
@@ -117,7 +118,7 @@ class Compiler:
         self.kb, self.lm, self.options = kb, lm, options or CompileOptions()
         self.indexes = indexes or Indexes.for_kb(kb, kb_path, None)
         self.builder = PromptBuilder.for_kb(kb, lm)
-        self.grammar = grammar_for(ops_for_kb(kb))
+        self.grammar = grammar_for(ops_for_kb(shown_schema(kb)))  # the prompt's ops
         self.selector = DemoSelector(pool) if pool else None
         self.chooser = LMChooser(lm)
         self._searcher = None

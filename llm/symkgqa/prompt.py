@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from koplc.kopl.grounding.mentions import Linked
+from koplc.kopl.kb.access import shown_schema
 from koplc.kopl.registry import OpInfo
 from koplc.kopl.types import Type
 from koplc.llm.symkgqa.catalogue import catalogue, ops_for_kb
@@ -83,8 +84,9 @@ class PromptBuilder:
     def for_kb(cls, kb, lm=None) -> PromptBuilder:
         """The fixed part: instructions, the catalogue of the ops `kb` can use, and its schema
         when it fits the context of `lm` (by default the embedded model's)."""
-        ops, context = ops_for_kb(kb), context_of(lm)
-        schema = whole_schema(kb)
+        shown = shown_schema(kb)  # a fragment's whole KB's, the same for all its fragments
+        ops, context = ops_for_kb(shown), context_of(lm)
+        schema = whole_schema(shown)
         sliced = not fits(schema, context)
         parts = [instructions(ops, sliced), "Functions (inputs; arguments -> output):",
                  catalogue(ops), ""]
