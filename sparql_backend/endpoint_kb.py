@@ -136,7 +136,7 @@ class EndpointKB:
 
     def paged(self, body: str, variables: str, order: str, purpose: str,
               limit: int | None = None, optional: tuple[str, ...] = (),
-              keyset: bool = False) -> Iterator[list[dict[str, Term]]]:
+              keyset: bool = False, cached: bool = True) -> Iterator[list[dict[str, Term]]]:
         """The rows of ``SELECT variables WHERE { body }`` a page at a time, in `order`, at
         most `limit` (else `max_rows`) rows in all.
 
@@ -147,12 +147,13 @@ class EndpointKB:
         asks for the rows after the last one seen instead of skipping an OFFSET: an endpoint
         sorts only the rows left and keeps the top page's worth (well within Virtuoso's default
         cap on sorted rows), where OFFSET paging sorts the rows skipped again for every page.
-        Else pages go by LIMIT/OFFSET."""
+        Else pages go by LIMIT/OFFSET. Without `cached`, no page is kept in the query cache
+        (a listing the caller keeps itself, as the name table does)."""
         limit = self.max_rows if limit is None else limit
         needed = [v for v in _projected(variables) if v not in optional]
         query = f"SELECT {variables} WHERE {{\n{body}\n}}"
         size = min(self.page, limit)
-        rows = self.select(f"{query} LIMIT {size}", purpose)
+        rows = self.select(f"{query} LIMIT {size}", purpose, cached)
         self.require(rows, needed, purpose)
         if len(rows) < size or size == limit:
             if rows:
@@ -168,7 +169,7 @@ class EndpointKB:
                 text = f"SELECT {variables} WHERE {{\n{where}\n}} ORDER BY {sort} LIMIT {size}"
             else:
                 text = f"{query} ORDER BY {order} LIMIT {size} OFFSET {seen}"
-            rows = self.select(text, purpose)
+            rows = self.select(text, purpose, cached)
             self.require(rows, needed, purpose)
             if rows:
                 yield rows
@@ -201,7 +202,8 @@ class EndpointKB:
             self.page = page
         e = self.encoding
         for rows in self.paged(self.entity_pattern("?x"), "?x ?name", "?x ?name",
-                               "listing the entities' names", limit=10 ** 12, keyset=True):
+                               "listing the entities' names", limit=10 ** 12, keyset=True,
+                               cached=False):  # the name table is their cache
             yield [(e.node_id(r["x"].value), r["name"].value) for r in rows]
 
     def concept_iris(self) -> dict[str, str]:
