@@ -138,14 +138,19 @@ def one_size(size: int, args, work: Path) -> dict:
     partial = OUT / f"{size:.0e}-partial.json"  # the row so far, should a later step hang
     in_memory = size <= args.memory_max
     kb = work / ("kb.nt" if in_memory else "kb.nt.gz")
-    generated = timed([*KOPLC, "kb", "generate", "--triples", str(size), "--like", args.like,
-                       "--seed", str(args.seed), "--out", str(kb)], 6 * 3600,
-                      work / "generate.log")
-    row["generate"] = generated
     questions = work / "kb.questions.jsonl"
+    reused = args.reuse and partial.exists() and questions.exists()
+    if reused:  # generated and loaded by an earlier run into this --work folder
+        row = {k: v for k, v in json.loads(partial.read_text()).items()
+               if k in ("size", "generate", "load_s", "loaded", "load_errors")}
+    else:
+        row["generate"] = timed([*KOPLC, "kb", "generate", "--triples", str(size), "--like",
+                                 args.like, "--seed", str(args.seed), "--out", str(kb)],
+                                6 * 3600, work / "generate.log")
     server = start_virtuoso(work / "virtuoso")
     try:
-        row.update(bulk_load(server, kb))
+        if not reused:
+            row.update(bulk_load(server, kb))
         partial.write_text(json.dumps(row, indent=1))
         row["virtuoso_db_gib"] = round(sum(
             f.stat().st_size for f in (work / "virtuoso").glob("*.db")) / 2 ** 30, 2)
@@ -155,7 +160,8 @@ def one_size(size: int, args, work: Path) -> dict:
         if "endpoint" in args.modes and endpoint_mode_available():
             # koplc's indexes of the endpoint, ahead of the questions: the name table
             # (keyset pages of --page names) and the explored pool the llm front end takes.
-            for step, argv in (("index", ["index", url, "--page", str(args.page)]),
+            for step, argv in (("index", ["index", url, "--page", str(args.page),
+                                          "--timeout", "900"]),
                                ("explore", ["explore", url])):
                 row[step] = timed([*KOPLC, *argv, "--encoding", "wikidata"], args.timeout,
                                   OUT / f"{size:.0e}-{step}.log")
@@ -227,6 +233,8 @@ def main() -> int:
     parser.add_argument("--page", type=int, default=50_000,
                         help="names a query while indexing (this Virtuoso sorts that many)")
     parser.add_argument("--work", help="scratch folder (default: a temporary one, removed)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="with --work: take the KB an earlier run generated and loaded there")
     args = parser.parse_args()
     if virtuoso_server.VIRTUOSO is None or virtuoso_server.ISQL is None:
         sys.exit(f"virtuoso-t / isql-vt not found; {virtuoso_server.INSTALL}")

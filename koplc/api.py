@@ -208,15 +208,16 @@ def build_index(kb_path: str | Path, *, folder: str | Path | None = None, force:
 
 
 def index_endpoint(url: str, encoding: str | None = None, *, page: int = 5000,
-                   progress: bool = False) -> dict:
+                   timeout: float = 300.0, progress: bool = False) -> dict:
     """Stream the entity names of the KB a SPARQL endpoint serves (in RDF `encoding`, `page`
-    names a query) into its on-disk name table, which endpoint mode links questions with; a
-    dict of the names, the table's path and the seconds taken."""
+    names a query, each query given `timeout` seconds) into its on-disk name table, which
+    endpoint mode links questions with; a dict of the names, the table's path and the seconds
+    taken."""
     from koplc.endpoint_mode import name_table
 
     clock = time.perf_counter()
     kb = load_kb(url, encoding=encoding)
-    kb.page = page
+    kb.page, kb.endpoint.timeout = page, timeout
     table = name_table(kb, progress)
     names = table.db.execute("SELECT COUNT(DISTINCT id) FROM names").fetchone()[0]
     return {"names": names, "table": str(table.path),

@@ -135,6 +135,9 @@ def add_grounding(commands, syntaxes: list[str]) -> None:
     index.add_argument("--page", type=int, default=5000, metavar="N",
                        help="an endpoint's names asked N a query (default 5000; Virtuoso's "
                        "default settings sort at most 10000 rows a query)")
+    index.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                       help="seconds an endpoint may take over one page of names (default "
+                       "300: each page sorts the names not yet read)")
     add_schema(index)
     index.set_defaults(run=_index)
     ground = commands.add_parser("ground", help="ground a program's names against a KB",
@@ -157,7 +160,8 @@ def _index(args) -> int:
     from koplc.endpoint_mode import is_endpoint
 
     if is_endpoint(args.kb):
-        built = api.index_endpoint(args.kb, args.encoding, page=args.page, progress=True)
+        built = api.index_endpoint(args.kb, args.encoding, page=args.page,
+                                       timeout=args.timeout, progress=True)
         print(f"names: {built['names']}\ntable: {built['table']}\ntime: {built['seconds']:.1f} s")
         return 0
     report = api.build_index(args.kb, folder=args.folder, force=args.force, progress=True,
