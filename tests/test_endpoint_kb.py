@@ -167,6 +167,19 @@ def test_a_second_run_asks_the_endpoint_only_for_its_version(endpoints):
     assert second.folder == first.folder and second.folder.parent.name == "endpoints"
 
 
+def test_names_page_by_key_not_by_offset(endpoints):
+    from koplc.sparql_backend.endpoint import Endpoint
+
+    url = endpoints[("starwars", "wikidata")]
+    counting = _Counting(Endpoint(url))
+    kb = EndpointKB(url, "wikidata", endpoint=counting, page=40)
+    names = [x for page in kb.names() for x in page]
+    listings = [q for q in counting.asked if "?name" in q]
+    assert len(listings) > 2 and len(names) == len(set(names))  # several pages, no repeats
+    assert not any("OFFSET" in q for q in listings)
+    assert all('FILTER(STR(?x) > "' in q for q in listings[2:])
+
+
 class _Counting:
     """An endpoint client that records the queries it sends."""
 
