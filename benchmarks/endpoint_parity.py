@@ -93,8 +93,12 @@ def main() -> None:
     parser.add_argument("--frontend", default="byokg")
     parser.add_argument("--kb", choices=list(KBS), default="metaqa")
     parser.add_argument("--limit", type=int, help="questions of each kind (default: all)")
+    parser.add_argument("--hops", type=int, nargs="+", choices=(1, 2, 3),
+                        help="MetaQA: these hops' questions only (default: all three)")
     args = parser.parse_args()
     kb_file, schema, files, encoding = KBS[args.kb]
+    if args.hops and args.kb == "metaqa":
+        files = [f for f in files if any(f"qa_{h}hop" in f.name for h in args.hops)]
     out = ROOT / "build" / "endpoint-parity" / f"{args.kb}-{args.frontend}"
     folder = Path(tempfile.mkdtemp(prefix="koplc-parity-"))
     try:

@@ -46,7 +46,7 @@ class OnEndpoint:
     it. `hops` and `per_hop` bound a fragment; `members`: how many members of each concept
     the question names join its seeds."""
 
-    def __init__(self, inner: FrontEnd, *, hops: int = 2, per_hop: int = 100,
+    def __init__(self, inner: FrontEnd, *, hops: int = 3, per_hop: int = 100,
                  members: int = 20, progress: bool = False):
         self.inner, self.name, self.ranking = inner, inner.name, inner.ranking
         self.hops, self.per_hop, self.members = hops, per_hop, members
