@@ -84,12 +84,13 @@ class EndpointKB:
     def __init__(self, url: str, encoding: str | Encoding = "wikidata", *,
                  timeout: float = 30.0, retries: int = 2, backoff: float = 0.25,
                  page: int = 5000, max_rows: int = 100_000, cache: bool = True,
-                 version: str | None = None, endpoint=None):
+                 version: str | None = None, endpoint=None, schema_timeout: float = 900.0):
         self.endpoint = endpoint or Endpoint(url, timeout=timeout, retries=retries,
                                              backoff=backoff)
         self.url, self.encoding = url, encoding_named(encoding)
         self.name = self.endpoint.name
         self.page, self.max_rows = page, max_rows
+        self.schema_timeout = schema_timeout
         self.source = url  # what a KB's `source` says: where it came from
         self._cache = QueryCache(None)
         self._version = version
@@ -220,10 +221,20 @@ class EndpointKB:
         return found
 
     def schema(self) -> Schema:
+        """The schema with counts. Its grouped counts scan the whole KB (at 10^8 triples longer
+        than a question's queries may take), once an endpoint and version: they are cached,
+        and each may take `schema_timeout` seconds."""
         if self._schema is None:
             from koplc.sparql_backend.endpoint_schema import read_schema
 
-            self._schema = read_schema(self)
+            timeout = getattr(self.endpoint, "timeout", None)  # None: a client of its own
+            if timeout is not None:
+                self.endpoint.timeout = max(timeout, self.schema_timeout)
+            try:
+                self._schema = read_schema(self)
+            finally:
+                if timeout is not None:
+                    self.endpoint.timeout = timeout
         return self._schema
 
     def patterns(self, ids: list[str], samples: int = 3) -> list[Pattern]:
