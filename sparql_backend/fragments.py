@@ -40,7 +40,7 @@ def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
     cut.describe(sorted(n for n, named in cut.named.items()
                         if named and n not in cut.expanded and n not in cut.typed))
     fragment = load_triples(cut.triples, f"{kb.url} (fragment)")
-    fragment.whole = WholeSchema(kb.schema())
+    fragment.whole = WholeSchema(kb)  # read when a prompt first lists it
     return fragment
 
 

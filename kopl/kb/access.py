@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Protocol, runtime_checkable
 
 
@@ -80,22 +81,33 @@ class WholeSchema:
     """A KB's schema seen as an in-memory KB shows its own (relation names, concept names,
     stats): what a fragment of a larger KB carries as `whole` (`shown_schema`), so that a
     prompt lists the whole KB's schema, the same for every fragment (and its prefix's KV state
-    is reused from question to question), as it does for a KB in memory."""
+    is reused from question to question), as it does for a KB in memory. `source` (a KBAccess)
+    is asked for its schema only when first needed: a front end that shows no schema (byokg)
+    never asks it."""
 
-    def __init__(self, schema: Schema):
-        self.relation_names = {r for r, _ in schema.relations}
-        self.attr_index = dict.fromkeys(schema.attributes)
-        self._concepts = sorted(schema.concepts)
-        self._stats = {"relations": len(self.relation_names),
-                       "attribute keys": len(schema.attributes),
-                       "qualifier keys": len(schema.qualifiers),
-                       "concepts": len(self._concepts)}
+    def __init__(self, source: KBAccess):
+        self.source = source
+
+    @cached_property
+    def _schema(self) -> Schema:
+        return self.source.schema()
+
+    @cached_property
+    def relation_names(self) -> set[str]:
+        return {r for r, _ in self._schema.relations}
+
+    @cached_property
+    def attr_index(self) -> dict[str, None]:
+        return dict.fromkeys(self._schema.attributes)
 
     def concept_names(self) -> list[str]:
-        return list(self._concepts)
+        return sorted(self._schema.concepts)
 
     def stats(self) -> dict[str, int]:
-        return dict(self._stats)
+        return {"relations": len(self.relation_names),
+                "attribute keys": len(self._schema.attributes),
+                "qualifier keys": len(self._schema.qualifiers),
+                "concepts": len(self._schema.concepts)}
 
 
 def shown_schema(kb):
