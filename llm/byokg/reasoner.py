@@ -19,6 +19,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cached_property
 from itertools import permutations
 
 from koplc.kopl.answering.linking import (
@@ -158,12 +159,17 @@ class Reasoner:
         self.kb, self.lm, self.options = kb, lm, options
         # A dataset's words, for its own KB, and WordNet's relatives of the KB's schema words.
         self.words = lexicon_for(kb).with_relatives(schema_relatives(kb))
-        self.builder = PromptBuilder.for_kb(kb, lm)
         self.pool = demos
         self.selector = DemoSelector(demos) if demos and options.demos == "retrieved" else None
         # Readings are masked, so the same shapes recur from question to question.
         self.embedder = Embedder(cache_size=200_000)
         self._nouns: dict[str, str | None] = {}
+
+    @cached_property
+    def builder(self) -> PromptBuilder:
+        """The prompt's builder, made when an LM first needs a prompt (on a fragment of an
+        endpoint's KB, it reads the endpoint's whole schema)."""
+        return PromptBuilder.for_kb(self.kb, self.lm)
 
     def noun(self, node: Node) -> str | None:
         """What most entities of `node`'s answer are, plural ("elements"), when a concept holds
@@ -371,7 +377,8 @@ class ByokgFrontEnd:
             return failed
         clock = time.perf_counter()
         demos = reasoner.demos_for(linked)
-        prompt = reasoner.builder.build(linked, demos)
+        # Only an LM reads the prompt (the rerank, or `lm_weight`): with none, none is built.
+        prompt = reasoner.builder.build(linked, demos) if self.lm is not None else ""
         if hasattr(self.lm, "keep_prefix"):
             self.lm.keep_prefix(reasoner.builder.prefix)
         seconds["prompt"] = time.perf_counter() - clock
