@@ -75,18 +75,27 @@ def _wordnet():
     return WordNet()
 
 
+@lru_cache(maxsize=64)
+def _found(names: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The relatives of `names` from WordNet, once a process for the same names."""
+    wordnet = _wordnet()
+    return relatives_of(names, wordnet) if wordnet is not None else {}
+
+
 def schema_relatives(kb) -> Mapping[str, tuple[str, ...]]:
     """`kb`'s schema words -> their WordNet relatives, from the user cache when this schema's
-    were found before."""
-    names = schema_names(kb)
+    were found before. A fragment of a larger KB (endpoint mode, whose schema differs from
+    question to question) keeps them in memory only: no cache file a question."""
+    names = tuple(schema_names(kb))
+    if getattr(kb, "whole", None) is not None:
+        return _found(names)
     digest = hashlib.blake2b("\n".join(names).encode(), digest_size=10).hexdigest()
     path = cache_root() / "relatives" / f"{digest}.json"
     if path.exists():
         return {w: tuple(kin) for w, kin in json.loads(path.read_text(encoding="utf-8")).items()}
-    wordnet = _wordnet()
-    if wordnet is None:
+    if _wordnet() is None:
         return {}
-    found = relatives_of(names, wordnet)
+    found = _found(names)
     if writable(path.parent):
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, aside = tempfile.mkstemp(dir=path.parent, suffix=".part")

@@ -62,6 +62,14 @@ def test_a_kbs_relatives_are_read_from_wordnet_once_then_from_the_cache(tmp_path
     assert relatives.schema_relatives(kb) == first
 
 
+def test_a_fragments_relatives_are_kept_in_memory_only(tmp_path, user_cache):
+    (tmp_path / "kb.txt").write_text(PEOPLE, encoding="utf-8")
+    kb = api.load_kb(tmp_path / "kb.txt")
+    kb.whole = object()  # a fragment of a larger KB, as endpoint mode fetches one a question
+    assert "kid" in relatives.schema_relatives(kb)["children"]
+    assert not (user_cache / "relatives").exists()
+
+
 @pytest.mark.model
 def test_the_search_reads_relatives_of_the_schemas_words(tmp_path, user_cache, monkeypatch):
     (tmp_path / "kb.txt").write_text(PEOPLE, encoding="utf-8")

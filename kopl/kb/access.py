@@ -96,10 +96,6 @@ class WholeSchema:
     def relation_names(self) -> set[str]:
         return {r for r, _ in self._schema.relations}
 
-    @cached_property
-    def attr_index(self) -> dict[str, None]:
-        return dict.fromkeys(self._schema.attributes)
-
     def concept_names(self) -> list[str]:
         return sorted(self._schema.concepts)
 
