@@ -75,7 +75,7 @@ def free_memory_gib() -> float:
     return 2.0
 
 
-def start_virtuoso(folder: Path) -> virtuoso_server.VirtuosoServer:
+def start_virtuoso(folder: Path, http_port: int | None = None) -> virtuoso_server.VirtuosoServer:
     buffers = int(min(BUFFERS_GIB, free_memory_gib() / 3) * 2 ** 30 / 8192)
     # Paging a large result with ORDER BY and OFFSET sorts past Virtuoso's default cap of
     # 10000 rows (error SR353), which koplc's name table does on any KB of that size.
@@ -84,6 +84,9 @@ def start_virtuoso(folder: Path) -> virtuoso_server.VirtuosoServer:
         "MaxDirtyBuffers = 15000", f"MaxDirtyBuffers = {buffers * 3 // 4}\n"
         "MaxSortedTopRows = 1000000000")
     server = virtuoso_server.VirtuosoServer(folder)
+    if http_port:  # the URL of an earlier run: koplc's caches of the endpoint hold
+        server.http_port = http_port
+        server.endpoint = f"http://{virtuoso_server.HOST}:{http_port}/sparql"
     server.start(wait=180)
     return server
 
@@ -147,7 +150,7 @@ def one_size(size: int, args, work: Path) -> dict:
         row["generate"] = timed([*KOPLC, "kb", "generate", "--triples", str(size), "--like",
                                  args.like, "--seed", str(args.seed), "--out", str(kb)],
                                 6 * 3600, work / "generate.log")
-    server = start_virtuoso(work / "virtuoso")
+    server = start_virtuoso(work / "virtuoso", args.http_port)
     try:
         if not reused:
             row.update(bulk_load(server, kb))
@@ -235,6 +238,10 @@ def main() -> int:
     parser.add_argument("--work", help="scratch folder (default: a temporary one, removed)")
     parser.add_argument("--reuse", action="store_true",
                         help="with --work: take the KB an earlier run generated and loaded there")
+    parser.add_argument("--http-port", type=int,
+                        help="Virtuoso's HTTP port (default: a free one); with --reuse, the "
+                        "port of the earlier run keeps the endpoint's URL, so koplc's name "
+                        "table and query cache of it in the user cache are read, not rebuilt")
     args = parser.parse_args()
     if virtuoso_server.VIRTUOSO is None or virtuoso_server.ISQL is None:
         sys.exit(f"virtuoso-t / isql-vt not found; {virtuoso_server.INSTALL}")

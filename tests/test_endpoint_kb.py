@@ -66,6 +66,12 @@ def endpoints(kbs, tmp_path_factory):
         path = folder / f"{name}-{encoding}.nt"
         write_ntriples(kbs[name], encoding_named(encoding), path)
         exported[f"{name}-{encoding}"] = path
+    # isotopes again with no property declared (no wikibase:directClaim, qualifier, ...).
+    undeclared = folder / "isotopes-undeclared.nt"
+    undeclared.write_text("".join(
+        line for line in exported["isotopes-wikidata"].open(encoding="utf-8")
+        if "<http://wikiba.se/ontology#" not in line.split(" ")[1]), encoding="utf-8")
+    exported["isotopes-undeclared"] = undeclared
     for graph, path in exported.items():
         subprocess.run([OXIGRAPH, "load", "--location", str(folder / "db"), "--file", str(path),
                         "--graph", f"urn:koplc:test:{graph}"], check=True, capture_output=True,
@@ -80,7 +86,7 @@ def endpoints(kbs, tmp_path_factory):
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("KOPLC_CACHE_DIR", str(folder / "user-cache"))
             yield {(name, encoding): f"{url}?default-graph-uri=urn:koplc:test:{name}-{encoding}"
-                   for name, encoding in SERVED}
+                   for name, encoding in [*SERVED, ("isotopes", "undeclared")]}
     finally:
         os.kill(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
@@ -105,6 +111,17 @@ def test_the_endpoint_lists_the_names_and_schema_the_kb_in_memory_has(served, kb
     assert set(mine.attributes) == set(theirs.attributes)
     assert {r for r, _ in mine.relations} == {r for r, _ in theirs.relations}
     assert set(mine.qualifiers) == set(theirs.qualifiers)
+
+
+def test_declared_properties_are_counted_by_batch_with_the_schema_a_full_scan_gives(
+        endpoints):
+    declared = endpoint_kb(endpoints, "isotopes", "wikidata")
+    undeclared = api.load_kb(endpoints[("isotopes", "undeclared")], encoding="wikidata")
+    counting = _Counting(declared.endpoint)
+    declared.endpoint, declared._cache = counting, type(declared._cache)(None)
+    assert declared.schema() == undeclared.schema()
+    assert any("VALUES ?p" in query for query in counting.asked)
+    assert not any("STRSTARTS" in query for query in counting.asked)
 
 
 def test_a_fragment_holds_the_facts_around_its_seeds(kbs, endpoints):
