@@ -16,6 +16,7 @@ import json
 import random
 import re
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,10 +49,11 @@ def require_read_only(query: str) -> None:
 
 class QueryCache:
     """Query text -> result rows, in one sqlite file; a file that cannot be written keeps
-    nothing."""
+    nothing. Threads may share it (a fragment asks two queries at once)."""
 
     def __init__(self, path: Path | None):
         self.db = None
+        self.lock = threading.Lock()
         if path is not None and writable(path.parent):
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(str(path), check_same_thread=False)
@@ -61,14 +63,17 @@ class QueryCache:
     def get(self, query: str):
         if self.db is None:
             return None
-        row = self.db.execute("SELECT rows FROM answers WHERE query = ?", (query,)).fetchone()
+        with self.lock:
+            row = self.db.execute("SELECT rows FROM answers WHERE query = ?",
+                                  (query,)).fetchone()
         return None if row is None else json.loads(row[0])
 
     def put(self, query: str, rows) -> None:
         if self.db is not None:
-            self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)",
-                            (query, json.dumps(rows)))
-            self.db.commit()
+            with self.lock:
+                self.db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?)",
+                                (query, json.dumps(rows)))
+                self.db.commit()
 
 
 def endpoint_folder(url: str, encoding: str, version: str) -> Path:

@@ -13,6 +13,8 @@ in every fragment, so a front end sees the whole concept hierarchy.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from koplc.kopl.kb.access import WholeSchema
 from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triples import rdf_to_kb
@@ -22,6 +24,8 @@ from koplc.sparql_backend.terms import RDF_TYPE, Term, iri, string
 
 Triple = tuple[str, str, Term]
 CHUNK = 400  # IRIs in one VALUES block
+# Links from a fact node to what is no part of the fact: its record, types and Wikidata rank.
+_NOT_FACTS = (RDF_TYPE, RECORD, WIKIBASE + "rank")
 
 
 def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
@@ -83,6 +87,11 @@ class _Cut:
               end: str | None = None) -> list[Triple]:
         """The triples `where` binds (?s ?p ?o) for the nodes `nodes` (?n), a chunk of them
         a query; with `end` ("s" or "o"), learns whether that end has a name, and its name."""
+        return self.record(self.rows(nodes, where, purpose, end), end)
+
+    def rows(self, nodes: list[str], where: str, purpose: str,
+             end: str | None = None) -> list[dict[str, Term]]:
+        """The endpoint's rows for `fetch` (nothing recorded: two may run at once)."""
         e = self.e
         name = e.name_predicate
         lang = (f" FILTER(LANG(?label) = \"\" || LANGMATCHES(LANG(?label), {string(e.name_lang)}))"
@@ -93,7 +102,7 @@ class _Cut:
         if end == "o" and self.blank_values:
             # A blank value node cannot be named in another query: read its literal here.
             label += f"\nOPTIONAL {{ ?o ({iri(e.value)}|{iri(e.time)}) ?literal }}"
-        found: list[Triple] = []
+        found: list[dict[str, Term]] = []
         for start in range(0, len(nodes), CHUNK):
             values = " ".join(iri(n) for n in nodes[start:start + CHUNK])
             body = f"VALUES ?n {{ {values} }}\n{where}{label}"
@@ -101,20 +110,26 @@ class _Cut:
                                       else "?s ?p ?o", "?s ?p ?o", purpose,
                                       limit=self.per_query,
                                       optional=("label", "literal", "kind")):
-                for r in rows:
-                    if r["o"].kind == "bnode" and "literal" in r:
-                        found.append((r["s"].value, r["p"].value, r["literal"]))
-                        continue
-                    found.append((r["s"].value, r["p"].value, r["o"]))
-                    term = r[end] if end else None
-                    if term is not None and _node(term):
-                        named = "label" in r
-                        self.named[term.value] = self.named.get(term.value, False) or named
-                        if named:
-                            found.append((term.value, name, r["label"]))
-                        if "kind" in r:
-                            found.append((term.value, e.type_predicate, r["kind"]))
-                            self.typed.add(term.value)
+                found.extend(rows)
+        return found
+
+    def record(self, rows: list[dict[str, Term]], end: str | None) -> list[Triple]:
+        """Keep the triples of `rows` (and what they say of the nodes at `end`); them."""
+        name, found = self.e.name_predicate, []
+        for r in rows:
+            if r["o"].kind == "bnode" and "literal" in r:
+                found.append((r["s"].value, r["p"].value, r["literal"]))
+                continue
+            found.append((r["s"].value, r["p"].value, r["o"]))
+            term = r[end] if end else None
+            if term is not None and _node(term):
+                named = "label" in r
+                self.named[term.value] = self.named.get(term.value, False) or named
+                if named:
+                    found.append((term.value, name, r["label"]))
+                if "kind" in r:
+                    found.append((term.value, self.e.type_predicate, r["kind"]))
+                    self.typed.add(term.value)
         self.add(found)
         return found
 
@@ -122,9 +137,13 @@ class _Cut:
         """Fetch the facts of `nodes` (both ways); the named nodes they reach."""
         self.expanded.update(nodes)
         kind = self.e.type_predicate
-        out = self.fetch(nodes, "?n ?p ?o . BIND(?n AS ?s)", "fetching a neighbourhood", "o")
-        into = self.fetch(nodes, f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})",
-                          "fetching a neighbourhood", "s")
+        # Both ways at once: the endpoint answers one while koplc waits on the other.
+        with ThreadPoolExecutor(2) as pool:
+            ways = [pool.submit(self.rows, nodes, where, "fetching a neighbourhood", end)
+                    for where, end in (("?n ?p ?o . BIND(?n AS ?s)", "o"), (
+                        f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})", "s"))]
+            rows = [way.result() for way in ways]
+        out, into = self.record(rows[0], "o"), self.record(rows[1], "s")
         targets = [o.value for _, p, o in out if _node(o) and p not in (kind, RDF_TYPE)]
         sources = [s for s, _, _ in into if s not in nodes]
         pointing = self.unnamed(sources)  # fact nodes whose value is one of `nodes`
@@ -151,7 +170,7 @@ class _Cut:
         while facts:
             found = self.fetch(facts, "?n ?p ?o . BIND(?n AS ?s)", "fetching facts", "o")
             self.expanded.update(facts)
-            targets = [o.value for _, p, o in found if _node(o) and p not in (RDF_TYPE, RECORD)]
+            targets = [o.value for _, p, o in found if _node(o) and p not in _NOT_FACTS]
             reached += [t for t in targets if self.named.get(t)]
             facts = sorted(set(self.unnamed(targets)) - self.expanded)
         return reached
