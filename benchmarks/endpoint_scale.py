@@ -130,6 +130,16 @@ def evaluate(frontend: str, kb: str, questions: Path, out: Path, limit: int,
             "first_s": round(records[0]["seconds"]["total"], 1)}
 
 
+def forget_queries(url: str) -> None:
+    """Empty koplc's query cache of the endpoint (its name table and pool stay), so that each
+    front end fetches its questions' fragments itself, not from the one before."""
+    from koplc.sparql_backend.endpoint_kb import EndpointKB
+
+    folder = EndpointKB(url, "wikidata").folder
+    if folder is not None:
+        (folder / "queries.sqlite").unlink(missing_ok=True)
+
+
 def endpoint_mode_available() -> bool:
     """Whether this koplc's `eval --kb` takes an endpoint URL (`--encoding`)."""
     done = subprocess.run([*KOPLC, "eval", "--help"], capture_output=True, text=True, cwd=REPO)
@@ -171,6 +181,7 @@ def one_size(size: int, args, work: Path) -> dict:
                 partial.write_text(json.dumps(row, indent=1))
         for frontend in args.frontends if "endpoint" in args.modes else ():
             if endpoint_mode_available():
+                forget_queries(url)
                 row[f"{frontend} endpoint"] = evaluate(
                     frontend, url, questions, OUT / f"{size:.0e}-{frontend}-endpoint",
                     args.limit, args.timeout, endpoint=True)
