@@ -1,6 +1,8 @@
 """A SPARQL 1.1 protocol client for remote endpoints (Virtuoso, Fuseki, QLever, ...).
 
-Queries go by POST (form-encoded ``query=``) or GET, asking for SPARQL JSON results. A
+Queries go by POST (form-encoded ``query=``) or GET, asking for SPARQL JSON results, over one
+kept-alive HTTP connection a thread (a connection a query would leave thousands of sockets
+waiting to close, and a busy run finds no free local port). A
 connection that fails, a timeout, and HTTP 429/500/502/503/504 are retried with exponential
 backoff; anything else fails at once. Every failure is a BackendError that names the endpoint
 and says what went wrong: unreachable, no answer in time, an HTTP error with the start of its
@@ -12,6 +14,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -40,6 +43,7 @@ class Endpoint:
         self.retries, self.backoff = retries, backoff
         self.headers = {"Accept": ACCEPT, "User-Agent": "koplc", **(headers or {})}
         self.name = f"SPARQL endpoint {url}"
+        self._local = threading.local()  # each thread's kept-alive connection
 
     def select(self, query: str) -> list[dict[str, Term]]:
         """The solutions of a SELECT query."""
@@ -90,6 +94,72 @@ class Endpoint:
         return data
 
     def _send(self, query: str) -> bytes:
+        """The response body, over this thread's kept-alive connection; a connection the
+        endpoint closed while idle is opened again at once, and a redirect is followed."""
+        form = urllib.parse.urlencode({"query": query})
+        parts = urllib.parse.urlsplit(self.url)
+        target = parts.path or "/"
+        if parts.query:
+            target += f"?{parts.query}"
+        if self.method == "GET":
+            target += f"{'&' if parts.query else '?'}{form}"
+            body, headers = None, self.headers
+        else:
+            body = form.encode("utf-8")
+            headers = {**self.headers, "Content-Type": "application/x-www-form-urlencoded"}
+        for fresh in (False, True):
+            connection, reused = self._connection(parts, fresh)
+            try:
+                connection.request(self.method, target, body=body, headers=headers)
+                response = connection.getresponse()
+                data = response.read()
+            except TimeoutError:
+                self._drop()
+                raise _Transient(f"no answer within {self.timeout:g} s (timeout)",
+                                 "timeout") from None
+            except (ConnectionError, OSError, http.client.HTTPException) as err:
+                self._drop()
+                if reused and not fresh:
+                    continue  # closed by the endpoint while idle: once more, anew
+                if isinstance(err, http.client.HTTPException):
+                    raise _Transient(f"the connection broke: {type(err).__name__} {err}",
+                                     "unreachable") from None
+                raise _Transient(f"cannot connect: {err}", "unreachable") from None
+            if response.will_close:
+                self._drop()
+            if response.status in (301, 302, 303, 307, 308):
+                return self._send_following(query)
+            if response.status >= 400:
+                message = f"HTTP {response.status} {response.reason}: {_excerpt(data)}"
+                if response.status in TRANSIENT_STATUS:
+                    raise _Transient(message, "http")
+                raise self.failure(message, "http")
+            return data
+        raise AssertionError("unreachable")
+
+    def _connection(self, parts, fresh: bool) -> tuple[http.client.HTTPConnection, bool]:
+        """This thread's connection (a new one when `fresh` or none is open) and whether it
+        served a query before."""
+        held = getattr(self._local, "connection", None)
+        if held is None or fresh:
+            self._drop()
+            kind = (http.client.HTTPSConnection if parts.scheme == "https"
+                    else http.client.HTTPConnection)
+            held = kind(parts.hostname, parts.port, timeout=self.timeout)
+            self._local.connection, self._local.used = held, False
+        elif held.sock is not None:
+            held.sock.settimeout(self.timeout)  # the schema's queries may take longer
+        reused, self._local.used = self._local.used, True
+        return held, reused
+
+    def _drop(self) -> None:
+        held = getattr(self._local, "connection", None)
+        if held is not None:
+            held.close()
+        self._local.connection = None
+
+    def _send_following(self, query: str) -> bytes:
+        """The response body by urllib, which follows redirects (a connection a query)."""
         form = urllib.parse.urlencode({"query": query})
         if self.method == "GET":
             separator = "&" if "?" in self.url else "?"

@@ -5,7 +5,9 @@
 false), slow (answers after 2 s), garbage (200 with a body that is not JSON), wrong-shape (200
 with JSON that is not SPARQL results), html-500 (always a 500 error page), flaky (503 twice,
 then ok), bad-request (400 with Virtuoso's kind of message), hang-up (closes the connection
-without answering).
+without answering), drops-idle (answers as ok, then closes the connection without saying so,
+as a server does with an idle kept-alive connection). `server.clients` lists the client port of
+every request; with `http11`, the server keeps connections alive as HTTP/1.1 does.
 """
 
 from __future__ import annotations
@@ -35,7 +37,11 @@ class _Handler(BaseHTTPRequestHandler):
     def respond(self, method: str, query: str) -> None:
         server = self.server
         server.requests.append((method, query))
+        server.clients.append(self.client_address[1])
         mode = server.mode
+        if mode == "drops-idle":
+            self.close_connection = True  # after this answer, unannounced
+            mode = "ok"
         if mode == "flaky" and len(server.requests) <= 2:
             return self.send(503, b"busy", "text/plain")
         if mode == "slow":
@@ -69,11 +75,15 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
+class _KeptAlive(_Handler):
+    protocol_version = "HTTP/1.1"
+
+
 @contextlib.contextmanager
-def serve(mode: str):
+def serve(mode: str, http11: bool = False):
     """Run a misbehaving endpoint on a free loopback port for the duration of the block."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    server.mode, server.requests = mode, []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _KeptAlive if http11 else _Handler)
+    server.mode, server.requests, server.clients = mode, [], []
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -37,6 +37,24 @@ def test_get_sends_the_query_in_the_url():
         assert server.requests == [("GET", "ASK { ?s ?p ?o }")]
 
 
+@pytest.mark.server
+def test_queries_share_one_kept_alive_connection():
+    with serve("ok", http11=True) as (url, server):
+        endpoint = Endpoint(url)
+        for _ in range(20):
+            assert endpoint.select("SELECT (COUNT(*) AS ?count) WHERE { ?s ?p ?o }")
+        assert len(server.requests) == 20 and len(set(server.clients)) == 1
+
+
+@pytest.mark.server
+def test_a_connection_closed_while_idle_is_opened_again_without_a_retry():
+    with serve("drops-idle", http11=True) as (url, server):
+        endpoint = Endpoint(url, retries=0)
+        for _ in range(3):
+            assert endpoint.ask("ASK { ?s ?p ?o }") is False
+        assert len(server.requests) == 3 and len(set(server.clients)) == 3
+
+
 def test_an_unreachable_endpoint_is_named_after_the_retries():
     url = f"http://127.0.0.1:{unused_port()}/sparql"
     with pytest.raises(BackendError) as caught:
