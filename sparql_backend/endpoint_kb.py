@@ -18,6 +18,8 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from functools import cached_property
 from pathlib import Path
 
 from koplc.kopl.errors import BackendError, KoplcError
@@ -107,6 +109,12 @@ class EndpointKB:
 
     def __repr__(self) -> str:
         return f"EndpointKB({self.url!r}, {self.encoding.name!r})"
+
+    @cached_property
+    def helper(self) -> ThreadPoolExecutor:
+        """One thread that asks a second query while the caller asks another (a fragment's
+        two directions); it lives as long as the KB, and so does its kept-alive connection."""
+        return ThreadPoolExecutor(1, thread_name_prefix="koplc-endpoint")
 
     # The queries.
 

@@ -13,8 +13,6 @@ in every fragment, so a front end sees the whole concept hierarchy.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 from koplc.kopl.kb.access import WholeSchema
 from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triples import rdf_to_kb
@@ -138,12 +136,12 @@ class _Cut:
         self.expanded.update(nodes)
         kind = self.e.type_predicate
         # Both ways at once: the endpoint answers one while koplc waits on the other.
-        with ThreadPoolExecutor(2) as pool:
-            ways = [pool.submit(self.rows, nodes, where, "fetching a neighbourhood", end)
-                    for where, end in (("?n ?p ?o . BIND(?n AS ?s)", "o"), (
-                        f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})", "s"))]
-            rows = [way.result() for way in ways]
-        out, into = self.record(rows[0], "o"), self.record(rows[1], "s")
+        purpose = "fetching a neighbourhood"
+        other = self.kb.helper.submit(
+            self.rows, nodes, f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})", purpose,
+            "s")
+        out = self.record(self.rows(nodes, "?n ?p ?o . BIND(?n AS ?s)", purpose, "o"), "o")
+        into = self.record(other.result(), "s")
         targets = [o.value for _, p, o in out if _node(o) and p not in (kind, RDF_TYPE)]
         sources = [s for s, _, _ in into if s not in nodes]
         pointing = self.unnamed(sources)  # fact nodes whose value is one of `nodes`
