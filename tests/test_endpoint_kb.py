@@ -355,3 +355,39 @@ def test_koplc_index_and_explore_take_an_endpoint_url(kbs, endpoints, tmp_path, 
     # explored on a fragment: the programs are the KB's own and answer on the whole KB too
     kb = kbs["starwars"]
     assert all(api.run(e.steps, kb).items() for e in entries)
+
+
+# A lowered query Oxigraph's server once ran out of memory on.
+
+def test_the_oldest_of_two_named_planes_on_oxigraph_within_a_memory_cap(kbs, tmp_path):
+    """ArgMax over two entities lowered its value parts as plain joins, which Oxigraph's server
+    evaluated as a product of every value node with every fact (past 20 GB on the flights KB);
+    under a 3 GiB cap, the server now answers as the native executor does."""
+    import resource
+
+    from koplc.kopl.execution.executor import execute
+    from koplc.kopl.ir import ArgMax, Find, Or, QueryName
+
+    kb = kbs["flights"]
+    path = tmp_path / "flights.nt"
+    write_ntriples(kb, encoding_named("wikidata"), path)
+    subprocess.run([OXIGRAPH, "load", "--location", str(tmp_path / "db"), "--file", str(path)],
+                   check=True, capture_output=True, timeout=300)
+    port = free_port()
+    cap = 3 * 2 ** 30
+    process = subprocess.Popen(
+        [OXIGRAPH, "serve-read-only", "--location", str(tmp_path / "db"), "--bind",
+         f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True, preexec_fn=lambda: resource.setrlimit(
+            resource.RLIMIT_AS, (cap, cap)))
+    url = f"http://127.0.0.1:{port}/query"
+    try:
+        _wait_for(url, process)
+        program = QueryName(input=ArgMax(input=Or(left=Find(name="N8329B"),
+                                                  right=Find(name="N14228")), key="year_built"))
+        on_endpoint = EndpointKB(url, "wikidata", cache=False, timeout=120, retries=0)
+        assert on_endpoint.run(program) == [str(x) for x in execute(program, kb).items()]
+        assert process.poll() is None  # the server lives on
+    finally:
+        os.kill(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
