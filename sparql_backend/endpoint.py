@@ -1,11 +1,12 @@
 """A SPARQL 1.1 protocol client for remote endpoints (Virtuoso, Fuseki, QLever, ...).
 
 Queries go by POST (form-encoded ``query=``) or GET, asking for SPARQL JSON results, over one
-kept-alive HTTP connection a thread (a small query takes 0.9 ms so against 2.4 ms on a new
-connection each: benchmarks/endpoint_client.py). A connection that fails, a timeout, and HTTP 429/500/502/503/504 are retried with exponential
-backoff; anything else fails at once. Every failure is a BackendError that names the endpoint
-and says what went wrong: unreachable, no answer in time, an HTTP error with the start of its
-body, or a response that is not SPARQL JSON results.
+kept-alive HTTP connection a thread (a small query takes 0.9 ms so, against 2.4 ms on a new
+connection each: benchmarks/endpoint_client.py). A connection that fails, a timeout, and HTTP
+429/500/502/503/504 are retried with exponential backoff; anything else fails at once. Every
+failure is a BackendError that names the endpoint and says what went wrong: unreachable, no
+answer in time, an HTTP error with the start of its body, or a response that is not SPARQL JSON
+results.
 """
 
 from __future__ import annotations
