@@ -3,7 +3,7 @@ front ends compiling generated questions against them.
 
     .venv/bin/python benchmarks/endpoint_scale.py [SIZE ...] [--like metaqa] [--seed 0]
         [--frontends llm byokg] [--modes endpoint memory] [--limit 3] [--memory-max 2e6]
-        [--timeout 3600] [--no-compile] [--work DIR]
+        [--timeout 3600] [--no-compile] [--work DIR [--reuse [--http-port N]]]
 
 Per size (default 1e6 1e7 1e8): `koplc kb generate` writes the KB (.nt.gz; .nt where it is
 small enough for in-memory mode) and its questions; a private Virtuoso (Debian's virtuoso-t,
