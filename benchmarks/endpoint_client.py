@@ -10,44 +10,16 @@ Prints the median milliseconds a query of each, alternating, and their ratio.
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 from pathlib import Path
+
+from endpoint_parity import serve  # Oxigraph's read-only server, as the parity benchmark runs it
 
 from koplc.sparql_backend.endpoint import Endpoint
 
-OXIGRAPH = str(Path(sys.executable).parent / "oxigraph")
 QUERY = "SELECT ?o WHERE {{ <urn:e{}> <urn:p> ?o }}"
-
-
-def serve(folder: Path) -> tuple[subprocess.Popen, str]:
-    """Oxigraph's read-only server over a chain of 1,000 triples; (process, query URL)."""
-    (folder / "kb.nt").write_text("".join(f"<urn:e{i}> <urn:p> <urn:e{i + 1}> .\n"
-                                          for i in range(1000)))
-    subprocess.run([OXIGRAPH, "load", "--location", str(folder / "db"), "--file",
-                    str(folder / "kb.nt")], check=True, capture_output=True)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([OXIGRAPH, "serve-read-only", "--location", str(folder / "db"),
-                                "--bind", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}/query"
-    for _ in range(200):
-        try:
-            urllib.request.urlopen(f"{url}?{urllib.parse.urlencode({'query': 'ASK {}'})}",
-                                   timeout=1).close()
-            return process, url
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("oxigraph serve did not answer")
 
 
 def main() -> None:
@@ -56,7 +28,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        process, url = serve(Path(folder))
+        chain = Path(folder) / "kb.nt"  # 1,000 triples, each node linked to the next
+        chain.write_text("".join(f"<urn:e{i}> <urn:p> <urn:e{i + 1}> .\n" for i in range(1000)))
+        process, url = serve(chain, Path(folder))
         try:
             endpoint = Endpoint(url)
             ways = {"kept-alive (koplc)": endpoint._send,

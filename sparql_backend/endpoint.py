@@ -130,10 +130,7 @@ class Endpoint:
             if response.status in (301, 302, 303, 307, 308):
                 return self._send_following(query)
             if response.status >= 400:
-                message = f"HTTP {response.status} {response.reason}: {_excerpt(data)}"
-                if response.status in TRANSIENT_STATUS:
-                    raise _Transient(message, "http")
-                raise self.failure(message, "http")
+                raise self._http_error(response.status, response.reason, data)
             return data
         raise AssertionError("unreachable")
 
@@ -172,11 +169,7 @@ class Endpoint:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 return response.read()
         except urllib.error.HTTPError as err:
-            detail = _excerpt(err.read() or b"")
-            message = f"HTTP {err.code} {err.reason}: {detail}"
-            if err.code in TRANSIENT_STATUS:
-                raise _Transient(message, "http") from None
-            raise self.failure(message, "http") from None
+            raise self._http_error(err.code, err.reason, err.read() or b"") from None
         except TimeoutError:
             raise _Transient(f"no answer within {self.timeout:g} s (timeout)", "timeout") from None
         except urllib.error.URLError as err:
@@ -189,6 +182,13 @@ class Endpoint:
         except http.client.HTTPException as err:
             raise _Transient(f"the connection broke: {type(err).__name__} {err}",
                              "unreachable") from None
+
+    def _http_error(self, status: int, reason: str, body: bytes) -> Exception:
+        """An HTTP error status as a transient failure (retried) or a final one."""
+        message = f"HTTP {status} {reason}: {_excerpt(body)}"
+        if status in TRANSIENT_STATUS:
+            return _Transient(message, "http")
+        return self.failure(message, "http")
 
     def failure(self, message: str, code: str) -> BackendError:
         return BackendError(f"{self.name}: {message}", code=f"endpoint-{code}")

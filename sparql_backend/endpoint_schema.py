@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from koplc.kopl.kb.access import Schema
 from koplc.sparql_backend.encodings import KEY_TYPE, P31, P279, WDT, WIKIBASE
+from koplc.sparql_backend.patterns import values
 from koplc.sparql_backend.terms import iri, string
 
 # Predicates a counting query names in its VALUES.
@@ -54,7 +55,7 @@ def concepts(kb) -> dict[str, int]:
         f"?c {iri(P279)} ?parent", "DISTINCT ?parent", "?parent", "listing the superconcepts")
         for r in rows}
     for batch in _batches(sorted(parents & set(names))):
-        count(f"{iri(P31)}/{iri(P279)}*", _values("?c", batch))
+        count(f"{iri(P31)}/{iri(P279)}*", values("?c", batch) + " ")
     return found
 
 
@@ -80,12 +81,10 @@ def facts(kb) -> tuple[dict[tuple[str, str], int], dict[str, int]]:
         prefixes = [(e.base + e.relation_prefix, False), (e.base + e.key_prefix, True)]
     declared = _declared(kb, "directClaim") if e.statements else []
     for prefix, attribute in prefixes:
-        where = [f"FILTER(STRSTARTS(STR(?p), {string(prefix)}))"] if not declared else [
-            _values("?p", batch) for batch in _batches(declared)]
-        for rows in (page for pattern in where for page in kb.paged(
+        for rows in _grouped(kb, "?p", declared, prefix, lambda pattern: (
                 f"{{ SELECT ?p ?value (COUNT(*) AS ?n) WHERE {{ ?s ?p ?o . {pattern} "
-                f"BIND(isLiteral(?o) AS ?value) }} GROUP BY ?p ?value }}",
-                "?p ?value ?n", "?p ?value", "counting the relations")):
+                f"BIND(isLiteral(?o) AS ?value) }} GROUP BY ?p ?value }}"),
+                "?p ?value ?n", "counting the relations"):
             for r in rows:
                 p = r["p"].value
                 if p in (e.type_predicate, P279):
@@ -108,12 +107,10 @@ def qualifiers(kb) -> dict[str, int]:
         return {}
     qualifier = e.base + e.relation_prefix + "qualifier/"
     declared = sorted({*_declared(kb, "qualifier"), *_declared(kb, "qualifierValue")})
-    where = [f"FILTER(STRSTARTS(STR(?q), {string(qualifier)}))"] if not declared else [
-        _values("?q", batch) for batch in _batches(declared)]
     found: dict[str, int] = {}
-    for rows in (page for pattern in where for page in kb.paged(
-            f"{{ SELECT ?q (COUNT(*) AS ?n) WHERE {{ ?st ?q ?v . {pattern} }} GROUP BY ?q }}",
-            "?q ?n", "?q", "counting the qualifier keys")):
+    for rows in _grouped(kb, "?q", declared, qualifier, lambda pattern: (
+            f"{{ SELECT ?q (COUNT(*) AS ?n) WHERE {{ ?st ?q ?v . {pattern} }} GROUP BY ?q }}"),
+            "?q ?n", "counting the qualifier keys"):
         for r in rows:
             name = e.qualifier_name(r["q"].value)
             if name is not None:
@@ -131,10 +128,17 @@ def _declared(kb, link: str) -> list[str]:
         keyset=True) for r in rows})
 
 
+def _grouped(kb, var: str, declared: list[str], prefix: str, query, variables: str,
+             purpose: str):
+    """The pages of the grouped count `query(pattern)` over the predicates `var`: the
+    `declared` ones, a batch a query; with none declared, every predicate under `prefix` in one
+    query that reads every triple. Pages go in the order of `variables` less the count."""
+    patterns = [values(var, batch) for batch in _batches(declared)] if declared else [
+        f"FILTER(STRSTARTS(STR({var}), {string(prefix)}))"]
+    order = variables.rsplit(" ", 1)[0]
+    for pattern in patterns:
+        yield from kb.paged(query(pattern), variables, order, purpose)
+
+
 def _batches(items: list[str]) -> list[list[str]]:
     return [items[i:i + BATCH] for i in range(0, len(items), BATCH)]
-
-
-def _values(var: str, items: list[str]) -> str:
-    """A VALUES block binding `var` to each of the IRIs `items`."""
-    return f"VALUES {var} {{ {' '.join(iri(x) for x in items)} }} "

@@ -18,6 +18,7 @@ from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triples import rdf_to_kb
 from koplc.kopl.kb.wikidata_rdf import is_wikidata, wikidata_to_kb
 from koplc.sparql_backend.encodings import RECORD, WIKIBASE
+from koplc.sparql_backend.patterns import values
 from koplc.sparql_backend.terms import RDF_TYPE, Term, iri, string
 
 Triple = tuple[str, str, Term]
@@ -102,8 +103,7 @@ class _Cut:
             label += f"\nOPTIONAL {{ ?o ({iri(e.value)}|{iri(e.time)}) ?literal }}"
         found: list[dict[str, Term]] = []
         for start in range(0, len(nodes), CHUNK):
-            values = " ".join(iri(n) for n in nodes[start:start + CHUNK])
-            body = f"VALUES ?n {{ {values} }}\n{where}{label}"
+            body = f"{values('?n', nodes[start:start + CHUNK])}\n{where}{label}"
             for rows in self.kb.paged(body, "?s ?p ?o ?label ?literal ?kind" if end
                                       else "?s ?p ?o", "?s ?p ?o", purpose,
                                       limit=self.per_query,
@@ -180,8 +180,8 @@ class _Cut:
     def describe(self, nodes: list[str]) -> None:
         """The concepts of the nodes past the last hop (their names came with them)."""
         e = self.e
-        where = " ".join(iri(p) for p in sorted({e.type_predicate, RDF_TYPE}))
-        self.fetch(nodes, f"VALUES ?p {{ {where} }} ?n ?p ?o . BIND(?n AS ?s)",
+        kinds = values("?p", sorted({e.type_predicate, RDF_TYPE}))
+        self.fetch(nodes, f"{kinds} ?n ?p ?o . BIND(?n AS ?s)",
                    "fetching the concepts at a fragment's edge")
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from koplc.sparql_backend.terms import iri
+
 
 class Sub(NamedTuple):
     """A lowered entity set (or list of values): the engine's list is the distinct bindings of
@@ -89,6 +91,11 @@ def block(text: str) -> str:
 def select_distinct(variables: str, where: str) -> str:
     """A subquery keeping each binding of `variables` once."""
     return f"{{ SELECT DISTINCT {variables} WHERE {{\n{indent(where, '    ')}\n}} }}"
+
+
+def values(var: str, iris) -> str:
+    """A VALUES block binding `var` to each of the IRIs `iris`."""
+    return f"VALUES {var} {{ {' '.join(iri(x) for x in iris)} }}"
 
 
 def join(*parts: str) -> str:
