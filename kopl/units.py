@@ -99,3 +99,27 @@ def convert(value: Value, target: Value) -> Value | None:
         return None
     ratio = factor(value.unit, target.unit)
     return None if ratio is None else Value(QUANTITY, value.value * ratio, target.unit)
+
+
+@cache
+def in_base(text: str) -> tuple[str, float] | None:
+    """(dimension, factor): a quantity in `text` units is `factor` times one in the SI base
+    units `dimension` names; None when the unit cannot be read. Two units convert (`factor`)
+    when their dimensions are equal, so ranking values in mixed units needs one number a unit.
+
+    >>> in_base("kilometre per hour"), in_base("day")
+    (('meter/second', 0.2777777777777778), ('second', 86400.0))
+    """
+    unit = sympy_unit(text)
+    if unit is None:
+        return None
+    from sympy import Mul
+    from sympy.physics import units
+    from sympy.physics.units import convert_to
+
+    base = convert_to(unit, [units.meter, units.kilogram, units.second, units.ampere,
+                             units.kelvin, units.mole, units.candela])
+    powers = base.as_powers_dict()
+    dimension = Mul(*(q**p for q, p in powers.items() if isinstance(q, units.Quantity)))
+    number = base.subs({q: 1 for q in base.atoms(units.Quantity)})
+    return (str(dimension), float(number)) if number.is_number and number.is_positive else None

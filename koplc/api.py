@@ -558,10 +558,13 @@ def run_sparql(program, backend: str = "oxigraph", *, kb=None, store=None,
     `endpoint`); returns the Answer the native executor gives. BackendError names the store or
     endpoint on failure."""
     from koplc.kopl.execution.executor import DEFAULT
+    from koplc.sparql_backend.encodings import encoding_named
     from koplc.sparql_backend.lower import lower as lower_program
-    from koplc.sparql_backend.results import run_lowered
+    from koplc.sparql_backend.results import run_lowered, units_in
 
     if store is None:
         store = sparql_target(backend, kb=kb, encoding=encoding, endpoint=endpoint,
                               timeout=timeout)
-    return run_lowered(lower_program(program, encoding, options or DEFAULT), store)
+    options = options or DEFAULT
+    units = units_in(store, encoding_named(encoding)) if options.unit_conversion else None
+    return run_lowered(lower_program(program, encoding, options, units), store)

@@ -28,7 +28,6 @@ from koplc.kopl.lexicon import singular
 from koplc.kopl.naming import name_head
 from koplc.sparql_backend.endpoint_kb import EndpointKB
 from koplc.sparql_backend.fragments import fragment_of
-from koplc.sparql_backend.lower import lower
 from koplc.sparql_backend.name_table import NameTable
 from koplc.sparql_backend.terms import iri
 
@@ -44,7 +43,8 @@ def is_endpoint(kb_path) -> bool:
 class OnEndpoint:
     """`inner` answering on an EndpointKB through fragments; any other KB goes straight to
     it. `hops` and `per_hop` bound a fragment; `members`: how many members of each concept
-    the question names join its seeds."""
+    the question names join its seeds. A front end whose answers mean other executor options
+    than the engine's (its `execution`: byokg converts units) has its program run with them."""
 
     def __init__(self, inner: FrontEnd, *, hops: int = 3, per_hop: int = 100,
                  members: int = 20, progress: bool = False):
@@ -70,8 +70,10 @@ class OnEndpoint:
             return replace(compiled, seconds=seconds)
         clock = time.perf_counter()
         try:
-            sparql = lower(compiled.final, kb.encoding).text()  # in the endpoint's encoding
-            items = kb.run(compiled.final)
+            # in the endpoint's encoding, with the options the front end answered with
+            options = getattr(self.inner, "execution", None)
+            sparql = kb.lowered(compiled.final, options).text()
+            items = kb.run(compiled.final, options)
         except KoplcError as err:
             return replace(compiled, answers=(), failure="execution", error=err.render(),
                            seconds={**seconds, "endpoint": time.perf_counter() - clock})

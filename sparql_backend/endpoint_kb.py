@@ -266,11 +266,29 @@ class EndpointKB:
                for x in (self.encoding.node_id(r["x"].value) for r in rows)]
         return random.Random(seed).sample(sorted(ids), min(n, len(ids)))
 
-    def run(self, program) -> list[str]:
+    @cached_property
+    def units(self) -> tuple[str, ...]:
+        """Every unit the KB's quantities use: one listing, asked when a program first needs it
+        (lowering with unit conversion)."""
+        from koplc.sparql_backend.results import units_in
+
+        return units_in(_Purposed(self, "listing the units"), self.encoding)
+
+    def lowered(self, program, options=None):
+        """`program` as SPARQL in the endpoint's encoding, meaning what the executor means
+        with `options` (unit conversion converts between the KB's own units)."""
+        from koplc.kopl.execution.executor import DEFAULT
         from koplc.sparql_backend.lower import lower
+
+        options = options or DEFAULT
+        return lower(program, self.encoding, options,
+                     self.units if options.unit_conversion else None)
+
+    def run(self, program, options=None) -> list[str]:
         from koplc.sparql_backend.results import run_lowered
 
-        answer = run_lowered(lower(program, self.encoding), _Purposed(self, "running the program"))
+        answer = run_lowered(self.lowered(program, options),
+                             _Purposed(self, "running the program"))
         return [str(item) for item in answer.items()]
 
 

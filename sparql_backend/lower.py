@@ -74,11 +74,11 @@ class Lowered:
 
 
 def lower(program: Node, encoding: str | Encoding = "kqapro",
-          options: ExecOptions = DEFAULT) -> Lowered:
+          options: ExecOptions = DEFAULT, units: tuple[str, ...] | None = None) -> Lowered:
     """SPARQL for `program` in `encoding`, meaning what `execute(program, kb, options)` means
     on a KB exported in that encoding; LoweringError where the executor would raise whatever
     the data (with its code and message), UnsupportedConstruct where SPARQL cannot follow an
-    option.
+    option. `options.unit_conversion` needs `units`, every unit the KB's quantities use.
 
     >>> from koplc.kopl.ir import Count, Find
     >>> print(lower(Count(input=Find(name="Akron"))).query)
@@ -90,11 +90,11 @@ def lower(program: Node, encoding: str | Encoding = "kqapro",
     }
     """
     require_runnable(program, options, LoweringError)
-    if options.unit_conversion:
-        raise UnsupportedConstruct("the SPARQL backend compares quantities in equal units only; "
-                                   "unit conversion needs the native executor",
-                                   code="unsupported-option")
-    return Lowering(encoding_named(encoding), options, program).root()
+    if options.unit_conversion and units is None:
+        raise UnsupportedConstruct("unit conversion in SPARQL needs the KB's units (`units`): "
+                                   "the query converts each of them", code="unsupported-option")
+    return Lowering(encoding_named(encoding), options, program,
+                    units if options.unit_conversion else None).root()
 
 
 class Vocab:
@@ -118,7 +118,8 @@ _COMPARATORS = {c: str(c) for c in Comparator}
 class Lowering(SetLowering, QueryLowering, ExtensionLowering):
     """Lowers one program; holds the variable counter and the guards found so far."""
 
-    def __init__(self, encoding: Encoding, options: ExecOptions, program: Node):
+    def __init__(self, encoding: Encoding, options: ExecOptions, program: Node,
+                 units: tuple[str, ...] | None = None):
         self.e, self.options, self.program = encoding, options, program
         cached = _VOCABS.get(id(encoding))
         if cached is None or cached[0] is not encoding:
@@ -127,7 +128,7 @@ class Lowering(SetLowering, QueryLowering, ExtensionLowering):
         self.n = 0
         self.guards: list[Guard] = []
         self.quiet = 0
-        self.vp = ValuePatterns(encoding, self.fresh)
+        self.vp = ValuePatterns(encoding, self.fresh, units)
 
     def fresh(self, prefix: str) -> str:
         self.n += 1

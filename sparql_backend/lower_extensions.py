@@ -78,7 +78,9 @@ class ExtensionLowering:
         return self.record(self.fresh("f"), here, relation, str(hop.direction), there)
 
     def _quantities(self, node, e: str, unit: bool) -> tuple[str, str]:
-        """(pattern, number) of the candidate quantities, in the majority unit if `unit`."""
+        """(pattern, number) of the candidate quantities, in the majority unit if `unit`; with
+        unit conversion, those whose unit converts to it, each ranked by its number in the SI
+        base units (the same order as in the majority unit)."""
         rows, (n, u) = self._rows(node, e, "quantity")
         if not (unit and self.e.value_nodes):
             return rows, n
@@ -86,7 +88,11 @@ class ExtensionLowering:
         majority = self.fresh("unit")
         pick = (f"{{ SELECT ({u2} AS {majority}) WHERE {{\n{indent(inner_rows)}\n}}"
                 f"\nGROUP BY {u2} ORDER BY DESC(COUNT(*)) {u2} LIMIT 1 }}")
-        return join(rows, pick, f"FILTER({u} = {majority})"), n
+        if self.vp.units is None:
+            return join(rows, pick, f"FILTER({u} = {majority})"), n
+        table, d, f = self.vp.dimensions(u)
+        majority_table, d2, _ = self.vp.dimensions(majority)
+        return join(rows, table, pick, majority_table, f"FILTER({d} = {d2})"), f"({n} * {f})"
 
     def _by_quantity(self, node, x, aggregate):
         rows, n = self._quantities(node, x, unit=True)

@@ -149,7 +149,8 @@ class QueryLowering:
         inner = select_distinct(" ".join([*both, fact_id, *columns]), join(sides, where))
         body = (f"# koplc pick: SelectBetween {node.comparator}\n"  # the rows are picked from
                 f"{select('?side ?number ?unit ?name', inner)}\nORDER BY ?side STR({x})")
-        return body, Shape("between", (str(node.comparator), self.no_quantities(node)))
+        return body, Shape("between", (str(node.comparator), self.no_quantities(node),
+                                   self.vp.units is not None))
 
     def visit_SelectAmong(self, node):
         x = self.fresh("x")
@@ -159,7 +160,8 @@ class QueryLowering:
                                NEVER if inner.empty else join(inner.where, where))
         body = (f"# koplc pick: SelectAmong {node.comparator}\n"  # after the query (lift)
                 f"{select('?number ?unit ?name', rows)}\nORDER BY STR({x})")
-        return body, Shape("among", (str(node.comparator), self.no_quantities(node)))
+        return body, Shape("among", (str(node.comparator), self.no_quantities(node),
+                                   self.vp.units is not None))
 
     def visit_verify(self, node):
         """VerifyStr/Num/Year/Date: count the distinct input values and those passing the

@@ -16,7 +16,7 @@ from __future__ import annotations
 from koplc.kopl.answer import Answer
 from koplc.kopl.errors import BackendError, ExecutionError
 from koplc.kopl.types import AmongOp, BetweenOp
-from koplc.sparql_backend.encodings import ATTRIBUTE, FORWARD, KEY_TYPE, RECORD
+from koplc.sparql_backend.encodings import ATTRIBUTE, FORWARD, KEY_TYPE, RECORD, unit_name
 from koplc.sparql_backend.lower import PROLOGUE, Lowered
 from koplc.sparql_backend.terms import Term, iri
 from koplc.sparql_backend.value_patterns import ValuePatterns, decode_value
@@ -34,6 +34,16 @@ def run_lowered(lowered: Lowered, store) -> Answer:
         name = getattr(store, "name", "the store")
         raise BackendError(f"{name}: the results do not hold what the query asked for "
                            f"({type(err).__name__}: {err})", code="bad-results") from None
+
+
+def units_in(store, encoding) -> tuple[str, ...]:
+    """Every unit the quantities in `store` use, by name (what lowering with unit conversion
+    needs); none in an encoding whose numbers are plain literals."""
+    if not encoding.value_nodes:
+        return ()
+    rows = store.select(f"{PROLOGUE}SELECT DISTINCT ?unit WHERE {{ ?v {iri(encoding.unit)} ?unit }}"
+                        " LIMIT 100000")
+    return tuple(sorted({_unit(row["unit"]) for row in rows}))
 
 
 def answer_from_rows(lowered: Lowered, rows: list[dict[str, Term]], store=None) -> Answer:
@@ -60,9 +70,9 @@ def answer_from_rows(lowered: Lowered, rows: list[dict[str, Term]], store=None) 
 def pick(detail: tuple, rows: list[dict[str, Term]]) -> str | list[str]:
     """SelectBetween's name or SelectAmong's names from the candidate rows, as the engine
     picks them: quantities in the majority unit, the first least or the last greatest."""
-    comparator, error = detail
+    comparator, error, converting = detail
     candidates = majority_unit([(row["name"].value, float(row["number"].value),
-                                 row["unit"].value) for row in rows])
+                                 _unit(row["unit"])) for row in rows], converting)
     if not candidates:
         raise ExecutionError(error, code="execution")
     if comparator == BetweenOp.LESS:
@@ -78,15 +88,28 @@ def pick(detail: tuple, rows: list[dict[str, Term]]) -> str | list[str]:
     return list(dict.fromkeys(name for name, number in candidates if number == extreme))
 
 
-def majority_unit(rows: list[tuple[str, float, str]]) -> list[tuple[str, float]]:
-    """(name, number) of the quantities in the most frequent unit (the first seen on a tie)."""
+def majority_unit(rows: list[tuple[str, float, str]], converting: bool = False
+                  ) -> list[tuple[str, float]]:
+    """(name, number) of the quantities in the most frequent unit (the first seen on a tie);
+    `converting`: the others too, converted to it where they convert (as the executor's
+    `in_majority_unit`)."""
     counts: dict[str, int] = {}
     for _, _, unit in rows:
         counts[unit] = counts.get(unit, 0) + 1
     if not counts:
         return []
     unit = max(counts, key=counts.__getitem__)
-    return [(name, number) for name, number, u in rows if u == unit]
+    if not converting:
+        return [(name, number) for name, number, u in rows if u == unit]
+    from koplc.kopl.units import factor
+
+    scaled = [(name, number, factor(u, unit)) for name, number, u in rows]
+    return [(name, number * f) for name, number, f in scaled if f is not None]
+
+
+def _unit(term: Term) -> str:
+    """A unit's name as the KB writes it (a unit IRI is read back)."""
+    return unit_name(term.value) if term.kind == "iri" else term.value
 
 
 def facts_of(lowered: Lowered, rows: list[dict[str, Term]], store) -> list[dict] | None:

@@ -6,7 +6,9 @@ the Wikidata encoding a string is a literal and a quantity or time a ``wikibase:
 pattern here must follow the pattern that binds the handle in the same group (or sit inside
 ``EXISTS``), and matches at most once per handle, so joins keep the engine's multiplicities.
 
-The tests mirror `koplc.kopl.values.matcher`: quantities compare only in the same unit; a year
+The tests mirror `koplc.kopl.values.matcher`: quantities compare only in the same unit, or, when
+the KB's units are given (unit conversion), in any unit that converts to the target's (a
+``VALUES`` table of the KB's units with their factors, so the test stays one pattern); a year
 target compares any time by its year (so ``=`` is containment); a date target compares dates by
 day and years by year, with ``!=`` true for every year; ``<=``/``>=`` (inclusive) are "same
 kind and not the strict opposite". Where the engine raises instead of comparing, `test` gives
@@ -32,9 +34,11 @@ _STRICT = ("=", "!=", "<", ">")
 class ValuePatterns:
     """Patterns over value handles for one encoding; `fresh` names new variables."""
 
-    def __init__(self, encoding: Encoding, fresh: Callable[[str], str]):
+    def __init__(self, encoding: Encoding, fresh: Callable[[str], str],
+                 units: tuple[str, ...] | None = None):
         self.e, self.fresh = encoding, fresh
         self.nodes = encoding.value_nodes
+        self.units = units if self.nodes else None  # the KB's units: conversion is on
         self.value, self.unit = iri(encoding.value), iri(encoding.unit)
         self.year, self.date = iri(encoding.year), iri(encoding.date)
         self.time_term = iri(encoding.time)
@@ -82,7 +86,15 @@ class ValuePatterns:
             pattern, n, u = self.quantity(v)
             number = double(target.value)
             check = f"{n} {op} {number}" if strict else f"!({n} {_opposite(op)} {number})"
-            return f"{pattern} FILTER({u} = {self.e.unit_term(target.unit)} && {check})"
+            same_unit = f"{u} = {self.e.unit_term(target.unit)}"
+            scales = self.scales(target.unit)
+            if not scales:
+                return f"{pattern} FILTER({same_unit} && {check})"
+            s = self.fresh("s")
+            converted = _converted(f"({n} * {s})", number, op) if strict else \
+                f"!({_converted(f'({n} * {s})', number, _opposite(op))})"
+            return (f"{pattern} VALUES ({u} {s}) {{ {scales} }} "
+                    f"FILTER({choose(same_unit, check, converted)})")
         pattern, y, is_date, d = self.time(v)
         return f"{pattern} FILTER({_time_check(target, op, y, is_date, d)})"
 
@@ -97,8 +109,38 @@ class ValuePatterns:
             return f"{v} {self.value} {s} . FILTER(datatype({s}) = xsd:string)"
         if target.type == QUANTITY:
             pattern, _, u = self.quantity(v)
+            scales = self.scales(target.unit)
+            if scales:
+                return f"{pattern} VALUES ({u} {self.fresh('s')}) {{ {scales} }}"
             return f"{pattern} FILTER({u} = {self.e.unit_term(target.unit)})"
         return self.time(v)[0]
+
+    def scales(self, unit: str) -> str:
+        """The rows ``(unit factor)`` of a VALUES table: each of the KB's units that converts
+        to `unit` with the factor that does it (`koplc.kopl.units.factor`, as the executor
+        converts), `unit` itself first; empty without conversion or when none converts."""
+        if self.units is None:
+            return ""
+        from koplc.kopl.units import factor
+
+        kin = [(u, factor(u, unit)) for u in self.units if u != unit]
+        kin = [(u, f) for u, f in kin if f is not None]
+        if not kin:
+            return ""
+        return " ".join(f"({self.e.unit_term(u)} {double(f)})" for u, f in [(unit, 1.0), *kin])
+
+    def dimensions(self, u: str) -> tuple[str, str, str]:
+        """(table, dimension, factor) for unit handle `u`: a VALUES table of every unit of the
+        KB with its dimension and its factor to the SI base units (`koplc.kopl.units.in_base`;
+        a unit that converts to no other is a dimension of its own, factor 1)."""
+        from koplc.kopl.units import in_base
+
+        d, f = self.fresh("dim"), self.fresh("f")
+        rows = []
+        for unit in self.units or ():
+            dimension, number = in_base(unit) or ("=" + unit, 1.0)
+            rows.append(f"({self.e.unit_term(unit)} {string(dimension)} {double(number)})")
+        return f"VALUES ({u} {d} {f}) {{ {' '.join(rows)} }}", d, f
 
     # Reading values back.
 
@@ -158,6 +200,16 @@ def read_date(text: str) -> date:
 
 def _opposite(op: str) -> str:
     return ">" if op == "<=" else "<"
+
+
+def _converted(n: str, number: str, op: str) -> str:
+    """The executor's test of a converted number: within 1e-9 of the target counts as equal."""
+    near = f"ABS({n} - {number}) <= 1e-9 * IF(ABS({n}) > ABS({number}), ABS({n}), ABS({number}))"
+    if op == "=":
+        return near
+    if op == "!=":
+        return f"!({near})"
+    return f"!({near}) && {n} {op} {number}"
 
 
 def _time_check(target: Value, op: str, y: str, is_date: str, d: str) -> str:

@@ -15,10 +15,10 @@ from koplc.kopl.errors import ExecutionError, LoweringError
 from koplc.kopl.execution.executor import DEFAULT, ExecOptions, execute
 from koplc.kopl.ir import Node
 from koplc.kopl.kb.model import KB
-from koplc.sparql_backend.encodings import ENCODINGS
+from koplc.sparql_backend.encodings import ENCODINGS, encoding_named
 from koplc.sparql_backend.export import ntriples
 from koplc.sparql_backend.lower import lower
-from koplc.sparql_backend.results import run_lowered
+from koplc.sparql_backend.results import run_lowered, units_in
 from koplc.sparql_backend.stores import OxigraphStore
 
 ENCODING_OF = {EXAMPLE_KB: "kqapro", EXAMPLE_KB_EXT: "kqapro", METAQA_KB: "plain"}
@@ -56,8 +56,9 @@ def through_sparql(program: Node, store, encoding: str,
                    options: ExecOptions = DEFAULT) -> Answer | None:
     """The SPARQL backend's answer, or None where lowering or a guard refuses the program
     (any other error, a BackendError included, propagates)."""
+    units = units_in(store, encoding_named(encoding)) if options.unit_conversion else None
     try:
-        lowered = lower(program, encoding, options)
+        lowered = lower(program, encoding, options, units)
     except LoweringError:
         return None
     try:

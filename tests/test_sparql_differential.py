@@ -10,6 +10,7 @@ mismatched keys. Set KOPLC_DIFF_EXAMPLES to run more, random examples.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,9 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from budget import examples
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture  # noqa: F401
 from kb_strategies import guided_programs, kb_programs
+from koplc.api import load_kb, parse
+from koplc.kopl import ir
+from koplc.kopl.execution.executor import DEFAULT, ExecOptions
 from koplc.kopl.syntax.nested import print_program
 from sparql_fixtures import (  # noqa: F401 - the oxigraph_for fixture
     ENCODING_OF,
+    load_store,
     native,
     oxigraph_for_fixture,
     same,
@@ -27,13 +32,15 @@ from sparql_fixtures import (  # noqa: F401 - the oxigraph_for fixture
 )
 
 EXAMPLES = int(os.environ.get("KOPLC_DIFF_EXAMPLES", "0"))
+CONVERTING = ExecOptions(unit_conversion=True)
+ISOTOPES = Path(__file__).resolve().parent / "fixtures" / "devkbs" / "isotopes" / "kb.json"
 CASES = [(EXAMPLE_KB, "guided", 250), (EXAMPLE_KB, "blind", 150), (EXAMPLE_KB_EXT, "blind", 100),
          (METAQA_KB, "guided", 100), (METAQA_KB, "blind-small", 100)]
 STRATEGIES = {"guided": guided_programs, "blind": kb_programs,
               "blind-small": lambda kb: kb_programs(kb, small_sets=True)}
 
 
-def differential(kb, store, encoding, strategy, count):
+def differential(kb, store, encoding, strategy, count, options=DEFAULT):
     """Run `count` generated programs both ways; returns (programs run, disagreements)."""
     runs, disagreements = [], []
 
@@ -41,8 +48,8 @@ def differential(kb, store, encoding, strategy, count):
               database=None, suppress_health_check=list(HealthCheck))
     @given(STRATEGIES[strategy](kb))
     def agree(program):
-        expected = native(program, kb)
-        got = through_sparql(program, store, encoding)
+        expected = native(program, kb, options)
+        got = through_sparql(program, store, encoding, options)
         runs.append(program)
         if not same(expected, got):
             disagreements.append((print_program(program), expected and expected.render(),
@@ -63,6 +70,41 @@ def test_generated_programs_answer_the_same_on_pyoxigraph(kb_path, strategy, cou
                                        strategy, count)
     assert not disagreements, disagreements[:3]
     assert len(runs) >= (EXAMPLES or examples(count))
+
+
+@pytest.mark.parametrize("encoding", ["kqapro", "wikidata"])
+def test_unit_conversion_answers_as_the_executor_over_mixed_units(encoding, kb_for, oxigraph_for):
+    """The example KB's heights and masses are in centimetres and metres, pounds and
+    kilograms: with conversion, generated programs answer alike both ways."""
+    kb, store = kb_for(EXAMPLE_KB_EXT), oxigraph_for(EXAMPLE_KB_EXT, encoding)
+    runs, disagreements = differential(kb, store, encoding, "guided", 100, CONVERTING)
+    assert not disagreements, disagreements[:3]
+    assert len(runs) >= (EXAMPLES or examples(100))
+
+
+HALF_LIVES = ['Count(FilterNum(FindAll(), "half-life", "1 year", ">"))',
+              'Count(FilterNum(FindAll(), "half-life", "3600 second", "<"))',
+              'Count(FilterNum(FindAll(), "half-life", "1 hour", "!="))',
+              'VerifyNum(QueryAttr(Find("carbon-14"), "half-life"), "5000 year", ">")',
+              'SelectAmong(FilterConcept(FindAll(), "isotope"), "half-life", "largest")',
+              'SelectBetween(Find("carbon-14"), Find("cobalt-60"), "half-life", "greater")']
+
+
+@pytest.mark.parametrize("encoding", ["kqapro", "wikidata"])
+def test_half_lives_in_seconds_and_years_compare_after_conversion(encoding):
+    """The isotopes KB states half-lives in units from attoseconds to years: each comparison
+    and pick counts more with conversion, and counts the same both ways."""
+    kb = load_kb(ISOTOPES)
+    store = load_store(kb, encoding)
+    for text in HALF_LIVES:
+        node = parse(text).program
+        converted = native(node, kb, CONVERTING)
+        assert same(converted, through_sparql(node, store, encoding, CONVERTING)), text
+        assert same(native(node, kb), through_sparql(node, store, encoding)), text
+    for cls, best in ((ir.ArgMax, "germanium_76"), (ir.ArgMin, "hydrogen_5")):
+        node = cls(input=parse('FilterConcept(FindAll(), "isotope")').program, key="half-life")
+        answer = through_sparql(node, store, encoding, CONVERTING)
+        assert answer is not None and list(answer.entity_ids) == [best]
 
 
 def test_at_least_five_hundred_programs_are_compared():

@@ -96,9 +96,18 @@ def test_a_relate_without_a_direction_is_refused():
         lower(node)
 
 
-def test_unit_conversion_is_an_unsupported_option():
-    with pytest.raises(UnsupportedConstruct, match="unit conversion"):
+def test_unit_conversion_without_the_kbs_units_is_refused():
+    with pytest.raises(UnsupportedConstruct, match="unit conversion in SPARQL needs the KB's units"):
         lower(program("Count(FindAll())"), options=ExecOptions(unit_conversion=True))
+
+
+def test_unit_conversion_lowers_a_table_of_the_units_that_convert():
+    query = lower(program('Count(FilterNum(FindAll(), "height", "2 metre", ">"))'),
+                  options=ExecOptions(unit_conversion=True),
+                  units=("centimetre", "kilogram", "metre")).query
+    assert ('VALUES (?u6 ?s7) { ("metre" "1.0"^^xsd:double) ("centimetre" "0.01"^^xsd:double) }'
+            in query), query
+    assert "kilogram" not in query
 
 
 def test_extension_ops_follow_the_extension_option():

@@ -347,6 +347,7 @@ class ByokgFrontEnd:
     name = "byokg"
     ranking = ("the best-scored program's answer set, in the executor's order; its first "
                "member is the top answer")
+    execution = CONVERTING  # what its answers mean: quantities compare in any unit
 
     def __init__(self, lm, *, options: ByokgOptions | None = None, pool=None,
                  pool_file: str | None = None):
