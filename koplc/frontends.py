@@ -39,6 +39,7 @@ class WithSparql:
     def __init__(self, inner: FrontEnd):
         self.inner = inner
         self.name, self.ranking = inner.name, inner.ranking
+        self.execution = getattr(inner, "execution", None)  # the executor options it means
 
     def compile(self, question: str, kb) -> Compiled:
         compiled = self.inner.compile(question, kb)

@@ -306,6 +306,19 @@ def test_byokg_gives_its_in_memory_answers_on_the_endpoint(case, kbs, endpoints)
 
 
 @pytest.mark.model
+def test_byokg_compares_quantities_in_any_unit_on_the_endpoint(kbs, endpoints):
+    """byokg's answers compare half-lives in seconds, days and years alike (unit conversion):
+    so does the program it runs on the endpoint."""
+    asked = ["Is carbon-14's half-life more than 5,000 years?",
+             "Which cobalt isotopes have a half-life of more than fifty days?"]
+    in_memory = list(api.compile_questions(asked, "byokg", kbs["isotopes"]))
+    there = list(api.compile_questions(asked, "byokg",
+                                       endpoint_kb(endpoints, "isotopes", "wikidata")))
+    assert [c.answers[:1] for c in in_memory] == [("yes",), ("cobalt-56",)]
+    assert [set(c.answers) for c in there] == [set(c.answers) for c in in_memory]
+
+
+@pytest.mark.model
 def test_llm_gives_its_in_memory_answers_on_the_endpoint(kbs, endpoints, tmp_path):
     from koplc.endpoint_mode import explored_pool_file
 
