@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
@@ -289,6 +290,8 @@ class EndpointKB:
         from koplc.sparql_backend.lower import lower
 
         options = options or DEFAULT
+        if options.unit_conversion and not compares_quantities(program):
+            options = replace(options, unit_conversion=False)  # the same meaning, no listing
         return lower(program, self.encoding, options,
                      self.units if options.unit_conversion else None)
 
@@ -298,6 +301,17 @@ class EndpointKB:
         answer = run_lowered(self.lowered(program, options),
                              _Purposed(self, "running the program"))
         return [str(item) for item in answer.items()]
+
+
+# Ops that compare quantities whatever their literal: the picks and superlatives.
+_RANKING = frozenset({"SelectBetween", "SelectAmong", "ArgMax", "ArgMin"})
+
+
+def compares_quantities(program) -> bool:
+    """Whether `program` may compare quantities (a ranking op, or a literal that may be one),
+    which is where unit conversion changes its meaning."""
+    return any(node.op in _RANKING or node.value_kind() in ("quantity", "keyed")
+               for _, node in program.walk())
 
 
 def _projected(variables: str) -> list[str]:
