@@ -43,14 +43,13 @@ def is_endpoint(kb_path) -> bool:
 class OnEndpoint:
     """`inner` answering on an EndpointKB through fragments; any other KB goes straight to
     it. `hops` and `per_hop` bound a fragment; `members`: how many members of each concept
-    the question names join its seeds, all of them (with their facts) when it has at most
-    `whole`, so that a filter, count or superlative over the concept is judged on all of it. A front end whose answers mean other executor options
+    the question names join its seeds. A front end whose answers mean other executor options
     than the engine's (its `execution`: byokg converts units) has its program run with them."""
 
     def __init__(self, inner: FrontEnd, *, hops: int = 3, per_hop: int = 100,
-                 members: int = 20, whole: int = 1000, progress: bool = False):
+                 members: int = 20, progress: bool = False):
         self.inner, self.name, self.ranking = inner, inner.name, inner.ranking
-        self.hops, self.per_hop, self.members, self.whole = hops, per_hop, members, whole
+        self.hops, self.per_hop, self.members = hops, per_hop, members
         self.progress = progress
         self._names: dict[str, NameTable] = {}
 
@@ -96,19 +95,15 @@ class OnEndpoint:
         e = kb.encoding
         seeds = [e.node(i) for i in self.names(kb).seeds(question)]
         said = said_words(question) + said_words(" ".join(map(singular, question.split())))
-        anything, whole = not seeds, []
-        sizes = kb.schema().concepts
+        anything = not seeds
         for concept, name in kb.concept_iris().items():
             # A question that names no entity may ask about any: it sees every concept's.
             if anything or says(said, name_head(name)):
-                if sizes.get(name, self.whole + 1) <= self.whole:
-                    whole += kb.members(concept, self.whole)
-                    continue
                 rows = kb.select(f"SELECT ?x WHERE {{ ?x {iri(e.type_predicate)} {iri(concept)} "
                                  f"}} ORDER BY ?x LIMIT {self.members}",
                                  f"sampling the members of concept {name!r}")
                 seeds += [r["x"].value for r in rows]
-        return fragment_of(kb, seeds, hops=self.hops, per_hop=self.per_hop, whole=whole)
+        return fragment_of(kb, seeds, hops=self.hops, per_hop=self.per_hop)
 
 
 def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:

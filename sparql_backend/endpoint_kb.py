@@ -251,14 +251,6 @@ class EndpointKB:
                     self.endpoint.timeout = timeout
         return self._schema
 
-    def members(self, concept: str, limit: int) -> list[str]:
-        """The IRIs of at most `limit` entities of the concept IRI `concept`, its subconcepts'
-        included."""
-        path = self.encoding.concept_path or iri(self.encoding.type_predicate)
-        return [r["x"].value for rows in self.paged(
-            f"?x {path} {iri(concept)} .", "DISTINCT ?x", "?x",
-            "listing a concept's members", limit=limit, keyset=True) for r in rows]
-
     def patterns(self, ids: list[str], samples: int = 3) -> list[Pattern]:
         from koplc.kopl.answering.memory_access import MemoryAccess
         from koplc.sparql_backend.fragments import fragment_of

@@ -28,19 +28,12 @@ _NOT_FACTS = (RDF_TYPE, RECORD, WIKIBASE + "rank")
 
 
 def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
-                per_query: int = 2000, whole: list[str] = ()) -> KB:
-    """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`, with
-    all the facts of the entities `whole` (a small concept's members: no bound but the
-    endpoint KB's `max_rows` a query)."""
+                per_query: int = 2000) -> KB:
+    """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`."""
     cut = _Cut(kb, per_query)
     cut.add(schema_triples(kb))
     frontier = list(dict.fromkeys(seeds))
     seen = set(frontier)
-    if whole:
-        cut.per_query = kb.max_rows
-        cut.expand([n for n in dict.fromkeys(whole) if n not in seen])
-        cut.per_query = per_query
-        seen.update(whole)
     for _ in range(hops):
         reached = cut.expand(frontier[:per_hop])
         frontier = [n for n in reached if n not in seen]

@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -135,28 +134,6 @@ def test_a_fragment_holds_the_facts_around_its_seeds(kbs, endpoints):
     assert shapes(MemoryAccess(fragment).patterns([luke])) == expected
     assert len(fragment.ids) < len(kb.ids)
     assert shapes(on_endpoint.patterns([luke])) == expected
-
-
-@pytest.mark.parametrize("whole, held", [(1000, "all"), (10, "some")])
-def test_a_fragment_holds_a_small_concept_the_question_names_whole(whole, held, kbs, endpoints):
-    """"Which isotopes ...": the isotope concept (772 members, its subconcepts' included) comes
-    with every member's facts when it has at most `whole` members, else as a sample."""
-    kb = kbs["isotopes"]
-    on_endpoint = endpoint_kb(endpoints, "isotopes", "wikidata")
-    front = OnEndpoint(SimpleNamespace(name="byokg", ranking=""), hops=1, whole=whole)
-    fragment = front.fragment("Which isotopes were discovered before 1915?", on_endpoint)
-    members, found = isotopes(kb), isotopes(fragment)
-    assert (found == members) == (held == "all") and found <= members
-    dated = {fragment.names[n] for n in fragment.entity_nodes
-             if any(fact[0] == "year of discovery" for fact in fragment.attributes[n])}
-    assert (dated == {kb.names[n] for n in kb.entity_nodes if any(
-        fact[0] == "year of discovery" for fact in kb.attributes[n])}) == (held == "all")
-
-
-def isotopes(kb) -> set[str]:
-    """The names of the isotope concept's entities in `kb`."""
-    return {kb.names[n] for n in kb.concept_members[kb.name_to_nodes["isotope"][0]]
-            if n >= kb.n_concepts}
 
 
 def shapes(patterns) -> list[tuple]:
