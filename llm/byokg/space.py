@@ -99,11 +99,21 @@ CONVERTING = ExecOptions(unit_conversion=True)
 
 def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
     """The answers of `node` when it runs to something beyond the question's own entities
-    (None otherwise)."""
+    (None otherwise). A Count of a set that holds an entity more than once (the engine's
+    Relate keeps one per fact: Delta's planes' makers are one a plane) counts facts, not what
+    "how many" asks: it is not kept (a FilterConcept before it counts each entity once)."""
     try:
         answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
+        if node.op == "Count" and _repeats(node.input, kb):
+            return None
     except KoplcError:
         return None
     if not answer or only_own(node, answer, topics) or (node.op == "Count" and answer == ("0",)):
         return None
     return answer
+
+
+def _repeats(node: Node, kb) -> bool:
+    """Whether the entity set `node` gives holds an entity more than once."""
+    ids = execute(node, kb, CONVERTING).entity_ids or ()
+    return len(ids) != len(set(ids))
