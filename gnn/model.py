@@ -53,7 +53,6 @@ class Config:
     no_return: bool = True
     path_weight: float = 10.0
     content_words: bool = False
-    contextual: bool = False
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -101,16 +100,6 @@ class KBIGER(nn.Module):
             self.register_buffer("name_ids", name_ids if name_ids is not None
                                  else torch.zeros(config.n_types, 8, dtype=torch.long))
             self.prior_scale = nn.Parameter(torch.tensor(5.0))
-        # MiniLM's frozen encoder (not a submodule: it is read from its package, never saved)
-        self.context = contextual_encoder() if config.contextual else None
-        self._names: torch.Tensor | None = None
-
-    def vectors(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """B x L x w: each token's input vector, in its sentence's context when `contextual`
-        (MiniLM's last layer: "types" in "what types are the films" reads near "genre")."""
-        if self.context is None:
-            return self.words(tokens)
-        return self.context(tokens, mask)
 
     def name_prior(self, attention: torch.Tensor, tokens: torch.Tensor,
                    embedded: tuple | None = None) -> torch.Tensor:
@@ -118,34 +107,21 @@ class KBIGER(nn.Module):
         relation name, in the word-embedding space ("wrote" near "written", "genre" near
         "has genre"), scaled by a learnt factor. `embedded`: `self.embedded(tokens)`, when a
         caller asks for several steps of one batch."""
-        words, names = embedded or self.embedded(tokens, tokens != 0)
+        words, names = embedded or self.embedded(tokens)
         attended = (attention[..., None] * words).sum(1)
         return self.prior_scale * nn.functional.cosine_similarity(
             attended[:, None, :], names[None], dim=-1, eps=EPS)
 
-    def embedded(self, tokens: torch.Tensor, mask: torch.Tensor,
-                 vectors: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def embedded(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The tokens' word vectors (B x L x w) and each edge type's mean name vector (T x w)."""
-        return (vectors if vectors is not None else self.vectors(tokens, mask),
-                self.name_vectors())
+        real = (self.name_ids != 0).float()  # not the padding (MiniLM's [PAD] is no zero row)
+        names = (self.words(self.name_ids) * real[..., None]).sum(1)
+        return self.words(tokens), names / real.sum(1, keepdim=True).clamp(min=1)
 
-    def name_vectors(self) -> torch.Tensor:
-        """Each edge type's mean name vector (T x w); read once from the frozen encoder."""
-        if self._names is not None:
-            return self._names
-        real = self.name_ids != 0  # not the padding (MiniLM's [PAD] is no zero row)
-        named = self.vectors(self.name_ids, real) * real[..., None].float()
-        names = named.sum(1) / real.float().sum(1, keepdim=True).clamp(min=1)
-        if self.context is not None:
-            self._names = names
-        return names
-
-    def encode(self, tokens: torch.Tensor, mask: torch.Tensor,
-               vectors: torch.Tensor | None = None):
+    def encode(self, tokens: torch.Tensor, mask: torch.Tensor):
         """Token states h_j (B x L x d) and the question vector q (B x d)."""
         lengths = mask.sum(1).clamp(min=1).cpu()
-        vectors = vectors if vectors is not None else self.vectors(tokens, mask)
-        packed = pack_padded_sequence(vectors, lengths, batch_first=True,
+        packed = pack_padded_sequence(self.words(tokens), lengths, batch_first=True,
                                       enforce_sorted=False)
         out, (last, _) = self.lstm(packed)
         states, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True,
@@ -155,8 +131,7 @@ class KBIGER(nn.Module):
     def forward(self, batch, start: torch.Tensor, reverse: bool = False,
                 steps: int | None = None) -> Trace:
         """Reason `steps` hops from the node scores `start` (flat, N)."""
-        vectors = self.vectors(batch.tokens, batch.token_mask)
-        states, question = self.encode(batch.tokens, batch.token_mask, vectors)
+        states, question = self.encode(batch.tokens, batch.token_mask)
         src, kinds, dst = batch.edges
         if reverse:
             src, dst, kinds = dst, src, inverse_types(kinds, self.config.n_types)
@@ -176,8 +151,7 @@ class KBIGER(nn.Module):
         incident = incident.view(n, n_types)
         degree = incident.sum(1, keepdim=True).clamp(min=1)
         entity = torch.relu(incident @ self.init_entity(relation) / degree)              # eq. 7
-        embedded = self.embedded(batch.tokens, batch.token_mask, vectors) \
-            if self.config.name_prior else None
+        embedded = self.embedded(batch.tokens) if self.config.name_prior else None
         score = start
         instruction = torch.zeros_like(question)
         graph = torch.zeros_like(question)
@@ -241,33 +215,6 @@ class Reasoner(nn.Module):
             student = distribution(trace.scores[k], batch)
             loss = loss + self.config.lam * kl(middle, student, batch)                 # eq. 13-14
         return loss, trace
-
-
-class _Encoder:
-    """MiniLM's encoder, frozen: token ids and mask to its last layer's states."""
-
-    def __init__(self):
-        from transformers import AutoModel
-
-        from koplc.gnn.data import minilm_path
-
-        self.model = AutoModel.from_pretrained(str(minilm_path())).eval()
-        for parameter in self.model.parameters():
-            parameter.requires_grad = False
-
-    def __call__(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        with torch.no_grad():
-            return self.model(input_ids=tokens, attention_mask=mask.long()).last_hidden_state
-
-
-_ENCODER: list[_Encoder] = []
-
-
-def contextual_encoder() -> _Encoder:
-    """The one frozen MiniLM encoder of this process (the student and teacher share it)."""
-    if not _ENCODER:
-        _ENCODER.append(_Encoder())
-    return _ENCODER[0]
 
 
 def topic_scores(batch) -> torch.Tensor:
