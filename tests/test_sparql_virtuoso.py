@@ -14,6 +14,7 @@ import pytest
 from conftest import FIXTURES
 from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture, metaqa_dev  # noqa: F401
 from koplc.kopl.datasets.metaqa import gold_program, read_questions
+from koplc.kopl.execution.executor import ExecOptions
 from koplc.kopl.syntax.kqapro_json import parse
 from koplc.sparql_backend.encodings import ENCODINGS
 from koplc.sparql_backend.endpoint import Endpoint
@@ -85,6 +86,16 @@ def test_generated_programs_answer_the_same_on_virtuoso(kb_path, strategy, count
                                        ENCODING_OF[kb_path], strategy, count)
     assert not disagreements, disagreements[:3]
     assert len(runs) >= count
+
+
+def test_unit_conversion_answers_the_same_on_virtuoso(kb_for, endpoint_for):
+    """Heights in centimetres and metres, masses in pounds and kilograms: converted in the
+    query (a VALUES table of the KB's units), as the executor converts."""
+    runs, disagreements = differential(kb_for(EXAMPLE_KB_EXT), endpoint_for(EXAMPLE_KB_EXT),
+                                       ENCODING_OF[EXAMPLE_KB_EXT], "guided", 60,
+                                       ExecOptions(unit_conversion=True))
+    assert not disagreements, disagreements[:3]
+    assert len(runs) >= 60
 
 
 def test_at_least_two_hundred_generated_programs_run_on_virtuoso():
