@@ -3,6 +3,7 @@ accuracy by question kind, and seconds per question.
 
     .venv/bin/python benchmarks/devkbs.py --frontend byokg --half tune
     .venv/bin/python benchmarks/devkbs.py --frontend llm --half report --kbs starwars flights
+    .venv/bin/python benchmarks/devkbs.py --frontend llm --half report --response-cache off
 
 Each KB's questions carry `half` ("tune" or "report"): constants are set on tune halves only,
 and notes report report halves. Writes build/devkbs/<frontend>-<half>/<kb>/ (koplc eval's
@@ -69,9 +70,12 @@ def main() -> None:
     parser.add_argument("--frontend", default="byokg")
     parser.add_argument("--half", choices=("tune", "report"), required=True)
     parser.add_argument("--kbs", nargs="+", choices=sorted(KBS), default=list(KBS))
+    parser.add_argument("--response-cache", help="the LM's response cache (off: every "
+                        "question generates, as a new question does; default: the user cache)")
     args = parser.parse_args()
     out = ROOT / "build" / "devkbs" / f"{args.frontend}-{args.half}"
-    reports = {kb: run(kb, args.frontend, args.half, out) for kb in args.kbs}
+    settings = {"response_cache": args.response_cache} if args.response_cache else {}
+    reports = {kb: run(kb, args.frontend, args.half, out, **settings) for kb in args.kbs}
     text = table(reports)
     (out / "table.md").write_text(text + "\n", encoding="utf-8")
     print(text)
