@@ -71,9 +71,8 @@ class OnEndpoint:
         clock = time.perf_counter()
         try:
             # in the endpoint's encoding, with the options the front end answered with
-            options = getattr(self.inner, "execution", None)
-            sparql = kb.lowered(compiled.final, options).text()
-            items = kb.run(compiled.final, options)
+            lowered = kb.lowered(compiled.final, getattr(self.inner, "execution", None))
+            sparql, items = lowered.text(), kb.answers(lowered)
         except KoplcError as err:
             return replace(compiled, answers=(), failure="execution", error=err.render(),
                            seconds={**seconds, "endpoint": time.perf_counter() - clock})

@@ -288,22 +288,23 @@ class EndpointKB:
                      self.units if options.unit_conversion else None)
 
     def run(self, program, options=None) -> list[str]:
+        return self.answers(self.lowered(program, options))
+
+    def answers(self, lowered) -> list[str]:
+        """The answers of a program `lowered` for this endpoint, as strings."""
         from koplc.sparql_backend.results import run_lowered
 
-        answer = run_lowered(self.lowered(program, options),
-                             _Purposed(self, "running the program"))
+        answer = run_lowered(lowered, _Purposed(self, "running the program"))
         return [str(item) for item in answer.items()]
 
 
-# Ops that compare quantities whatever their literal: the picks and superlatives.
-_RANKING = frozenset({"SelectBetween", "SelectAmong", "ArgMax", "ArgMin"})
-
-
 def compares_quantities(program) -> bool:
-    """Whether `program` may compare quantities (a ranking op, or a literal that may be one),
-    which is where unit conversion changes its meaning."""
-    return any(node.op in _RANKING or node.value_kind() in ("quantity", "keyed")
-               for _, node in program.walk())
+    """Whether `program` may compare quantities (a pick or superlative ranks them; a literal
+    may be one), which is where unit conversion changes its meaning."""
+    from koplc.kopl.registry import OPS
+
+    return any(OPS[node.op].family in ("select", "superlative")
+               or node.value_kind() in ("quantity", "keyed") for _, node in program.walk())
 
 
 def _projected(variables: str) -> list[str]:

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from koplc.kopl.answer import Answer
 from koplc.kopl.errors import BackendError, ExecutionError
+from koplc.kopl.execution.queries import in_majority_unit
 from koplc.kopl.types import AmongOp, BetweenOp
+from koplc.kopl.units import convert
+from koplc.kopl.values import QUANTITY, Value
 from koplc.sparql_backend.encodings import ATTRIBUTE, FORWARD, KEY_TYPE, RECORD, unit_name
 from koplc.sparql_backend.lower import PROLOGUE, Lowered
 from koplc.sparql_backend.terms import Term, iri
@@ -71,8 +74,9 @@ def pick(detail: tuple, rows: list[dict[str, Term]]) -> str | list[str]:
     """SelectBetween's name or SelectAmong's names from the candidate rows, as the engine
     picks them: quantities in the majority unit, the first least or the last greatest."""
     comparator, error, converting = detail
-    candidates = majority_unit([(row["name"].value, float(row["number"].value),
-                                 _unit(row["unit"])) for row in rows], converting)
+    candidates = in_majority_unit(
+        [(row["name"].value, Value(QUANTITY, float(row["number"].value), _unit(row["unit"])))
+         for row in rows], convert if converting else None)
     if not candidates:
         raise ExecutionError(error, code="execution")
     if comparator == BetweenOp.LESS:
@@ -86,25 +90,6 @@ def pick(detail: tuple, rows: list[dict[str, Term]]) -> str | list[str]:
     numbers = [number for _, number in candidates]
     extreme = min(numbers) if comparator == AmongOp.SMALLEST else max(numbers)
     return list(dict.fromkeys(name for name, number in candidates if number == extreme))
-
-
-def majority_unit(rows: list[tuple[str, float, str]], converting: bool = False
-                  ) -> list[tuple[str, float]]:
-    """(name, number) of the quantities in the most frequent unit (the first seen on a tie);
-    `converting`: the others too, converted to it where they convert (as the executor's
-    `in_majority_unit`)."""
-    counts: dict[str, int] = {}
-    for _, _, unit in rows:
-        counts[unit] = counts.get(unit, 0) + 1
-    if not counts:
-        return []
-    unit = max(counts, key=counts.__getitem__)
-    if not converting:
-        return [(name, number) for name, number, u in rows if u == unit]
-    from koplc.kopl.units import factor
-
-    scaled = [(name, number, factor(u, unit)) for name, number, u in rows]
-    return [(name, number * f) for name, number, f in scaled if f is not None]
 
 
 def _unit(term: Term) -> str:

@@ -5,6 +5,7 @@ tie, yes / no / not sure)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from koplc.kopl.ir import Node
 from koplc.kopl.kb.model import KB
@@ -12,6 +13,7 @@ from koplc.kopl.types import AmongOp, BetweenOp
 from koplc.kopl.values import QUANTITY, Value
 
 _EMPTY: tuple = ()
+K = TypeVar("K")  # what a quantity belongs to: a node id (executor), a name (SPARQL rows)
 # Enum members read once: attribute access on an Enum class is slow in Python 3.11.
 LESS, SMALLEST = BetweenOp.LESS, AmongOp.SMALLEST
 
@@ -133,22 +135,7 @@ class QueryOps:
         return self.in_majority_unit(found)
 
     def in_majority_unit(self, values: list[tuple[int, Value]]) -> list[tuple[int, float]]:
-        """(id, number) of the quantities in the most frequent unit (the first seen wins a
-        tie); the others are dropped, or converted to it when unit conversion is on."""
-        counts: dict[str | None, int] = {}
-        numbers = []
-        for n, v in values:
-            if v.type == QUANTITY:
-                counts[v.unit] = counts.get(v.unit, 0) + 1
-                numbers.append((n, v.value))
-        if len(counts) <= 1:
-            return numbers
-        unit = max(counts, key=counts.__getitem__)
-        if self.convert is None:
-            return [(n, v.value) for n, v in values if v.type == QUANTITY and v.unit == unit]
-        target = Value(QUANTITY, 0.0, unit)
-        converted = [(n, self.convert(v, target)) for n, v in values if v.type == QUANTITY]
-        return [(n, c.value) for n, c in converted if c is not None]
+        return in_majority_unit(values, self.convert)
 
     def visit_SelectBetween(self, node):
         left, _ = self._entities(node.left)
@@ -188,3 +175,24 @@ class QueryOps:
         if matched == 0:
             return "no"
         return "yes" if matched == len(values) else "not sure"
+
+
+def in_majority_unit(values: list[tuple[K, Value]],
+                     convert: Callable[[Value, Value], Value | None] | None = None
+                     ) -> list[tuple[K, float]]:
+    """(key, number) of the quantities in the most frequent unit (the first seen wins a tie);
+    the others are dropped, or converted to it with `convert` (unit conversion)."""
+    counts: dict[str | None, int] = {}
+    numbers = []
+    for n, v in values:
+        if v.type == QUANTITY:
+            counts[v.unit] = counts.get(v.unit, 0) + 1
+            numbers.append((n, v.value))
+    if len(counts) <= 1:
+        return numbers
+    unit = max(counts, key=counts.__getitem__)
+    if convert is None:
+        return [(n, v.value) for n, v in values if v.type == QUANTITY and v.unit == unit]
+    target = Value(QUANTITY, 0.0, unit)
+    converted = [(n, convert(v, target)) for n, v in values if v.type == QUANTITY]
+    return [(n, c.value) for n, c in converted if c is not None]

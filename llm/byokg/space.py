@@ -103,9 +103,9 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
     Relate keeps one per fact: Delta's planes' makers are one a plane) counts facts, not what
     "how many" asks: it is not kept (a FilterConcept before it counts each entity once)."""
     try:
-        answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
         if node.op == "Count" and _repeats(node.input, kb):
             return None
+        answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
     except KoplcError:
         return None
     if not answer or only_own(node, answer, topics) or (node.op == "Count" and answer == ("0",)):
