@@ -24,8 +24,13 @@ from pathlib import Path
 from koplc.kopl.errors import BackendError, KoplcError
 from koplc.kopl.frontend import Compiled, FrontEnd, Settings
 from koplc.kopl.grounding.mentions import said_words, says
+from koplc.kopl.ir import FilterConcept, FilterNum, FilterYear, FindAll
+from koplc.kopl.kb.model import KEY
 from koplc.kopl.lexicon import singular
-from koplc.kopl.naming import name_head
+from koplc.kopl.naming import name_head, name_words
+from koplc.kopl.quantities_in_text import numbers_in
+from koplc.kopl.types import Comparator
+from koplc.kopl.values import DATE, QUANTITY, YEAR
 from koplc.sparql_backend.endpoint_kb import EndpointKB
 from koplc.sparql_backend.fragments import fragment_of
 from koplc.sparql_backend.name_table import NameTable
@@ -92,19 +97,81 @@ class OnEndpoint:
     def fragment(self, question: str, kb: EndpointKB):
         """The in-memory KB `question` is compiled on."""
         e = kb.encoding
-        seeds = [e.node(i) for i in self.names(kb).seeds(question)]
+        linked = [e.node(i) for i in self.names(kb).seeds(question)]
         said = said_words(question) + said_words(" ".join(map(singular, question.split())))
-        anything = not seeds
+        anything, members = not linked, []
+        sampled: list[tuple[str, bool]] = []  # concepts whose members joined, and if said
         for concept, name in kb.concept_iris().items():
             # A question that names no entity may ask about any: it sees every concept's.
-            if anything or says(said, name_head(name)):
+            saying = says(said, name_head(name))
+            if anything or saying:
                 # The first members the endpoint lists, unsorted: sorting a concept of
                 # millions took Virtuoso 4 to 5 s at 10^8 triples, most of a question's time.
                 rows = kb.select(f"SELECT ?x WHERE {{ ?x {iri(e.type_predicate)} {iri(concept)} "
                                  f"}} LIMIT {self.members}",
                                  f"sampling the members of concept {name!r}")
-                seeds += [r["x"].value for r in rows]
-        return fragment_of(kb, seeds, hops=self.hops, per_hop=self.per_hop)
+                members += [r["x"].value for r in rows]
+                sampled.append((name, saying))
+        seeds = [*linked, *members]
+        fragment = fragment_of(kb, seeds, hops=self.hops, per_hop=self.per_hop)
+        numbers = numbers_in(question)[:MAX_NUMBERS]
+        if not (sampled and numbers):
+            return fragment
+        # A filter by a number said ("more than 400 seats") finds nothing among the first
+        # members when few pass it: members on both sides of each number join the seeds.
+        more = members_by_number(kb, fragment, numeric_keys(fragment, sampled, said), numbers,
+                                 self.members // 2)
+        more = [m for m in dict.fromkeys(more) if m not in seeds]
+        if not more:
+            return fragment
+        # before the first members: a hop's bound keeps the first seeds
+        return fragment_of(kb, [*linked, *more, *members], hops=self.hops, per_hop=self.per_hop)
+
+
+# Numbers of a question that choose members, and (concept, key) pairs they are tried with.
+MAX_NUMBERS, MAX_KEYS = 2, 4
+_FILTERS = {QUANTITY: FilterNum, YEAR: FilterYear, DATE: FilterYear}
+
+
+def numeric_keys(fragment, concepts: list[tuple[str, bool]], said: str
+                 ) -> list[tuple[str, str]]:
+    """(concept, key) for the numeric keys that the members of `concepts` (name, whether the
+    question says it) have in `fragment` (a concept's members share their keys): the first
+    `MAX_KEYS`, those whose key and concept the question says first."""
+    pairs: dict[tuple[str, str], tuple[bool, bool]] = {}
+    for name, saying in concepts:
+        for node in fragment.name_to_nodes.get(name, ()):
+            for member in sorted(fragment.concept_members.get(node, ())):
+                for fact in fragment.attributes[member]:
+                    if fragment.key_type.get(fact[KEY]) in _FILTERS:
+                        pairs[(name, fact[KEY])] = (says(said, name_words(fact[KEY])), saying)
+    return sorted(pairs, key=lambda pair: (not pairs[pair][0], not pairs[pair][1]))[:MAX_KEYS]
+
+
+def members_by_number(kb: EndpointKB, fragment, keys: list[tuple[str, str]],
+                      numbers: tuple[str, ...], each: int) -> list[str]:
+    """Up to `each` members of each concept above, at and below each of `numbers` by its
+    key, for each (concept, key) of `keys`: IRIs on the endpoint.
+
+    A year or date key is compared by year (KoPL's comparators have no `>=`). Each side is one query, lowered from the filter
+    a front end would write, so it means what the executor means in any encoding."""
+    found: list[str] = []
+    for concept, key in keys:
+        make = _FILTERS[fragment.key_type[key]]
+        for number in numbers:
+            if make is FilterYear and not number.isdigit():
+                continue
+            for side in (Comparator.GT, Comparator.EQ, Comparator.LT):
+                program = make(input=FilterConcept(input=FindAll(), concept=concept), key=key,
+                               value=number, comparator=side)
+                try:
+                    query = kb.lowered(program).query
+                except KoplcError:
+                    continue  # a key the lowering refuses to compare this way
+                rows = kb.select(f"{query}\nLIMIT {each}",
+                                 f"choosing members of {concept!r} by {key} {side} {number}")
+                found += [r["entity"].value for r in rows if "entity" in r]
+    return found
 
 
 def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:

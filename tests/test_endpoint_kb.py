@@ -319,6 +319,20 @@ def test_byokg_compares_quantities_in_any_unit_on_the_endpoint(kbs, endpoints):
 
 
 @pytest.mark.model
+def test_byokg_filters_a_whole_concept_by_a_number_said_on_the_endpoint(kbs, endpoints):
+    """Of the 3,252 aircraft, the first the endpoint lists have neither 400 seats nor more
+    than two engines: members on each side of the number said join the fragment, so the
+    filter is written there as in memory."""
+    asked = ["Which planes have more than 400 seats?",
+             "Which aircraft have more than two engines?"]
+    in_memory = list(api.compile_questions(asked, "byokg", kbs["flights"]))
+    there = list(api.compile_questions(asked, "byokg",
+                                       endpoint_kb(endpoints, "flights", "wikidata")))
+    assert [c.answers for c in in_memory][0] == ("N670US",)
+    assert [set(c.answers) for c in there] == [set(c.answers) for c in in_memory]
+
+
+@pytest.mark.model
 def test_llm_gives_its_in_memory_answers_on_the_endpoint(kbs, endpoints, tmp_path):
     from koplc.endpoint_mode import explored_pool_file
 
