@@ -33,6 +33,7 @@ from koplc.kopl.types import Comparator
 from koplc.kopl.values import DATE, QUANTITY, YEAR
 from koplc.sparql_backend.endpoint_kb import EndpointKB
 from koplc.sparql_backend.fragments import fragment_of
+from koplc.sparql_backend.lower import PROLOGUE
 from koplc.sparql_backend.name_table import NameTable
 from koplc.sparql_backend.terms import iri
 
@@ -129,7 +130,7 @@ class OnEndpoint:
 
 
 # Numbers of a question that choose members, and (concept, key) pairs they are tried with.
-MAX_NUMBERS, MAX_KEYS = 2, 4
+MAX_NUMBERS, MAX_KEYS = 2, 12
 _FILTERS = {QUANTITY: FilterNum, YEAR: FilterYear, DATE: FilterYear}
 
 
@@ -153,24 +154,29 @@ def members_by_number(kb: EndpointKB, fragment, keys: list[tuple[str, str]],
     """Up to `each` members of each concept above, at and below each of `numbers` by its
     key, for each (concept, key) of `keys`: IRIs on the endpoint.
 
-    A year or date key is compared by year (KoPL's comparators have no `>=`). Each side is one query, lowered from the filter
-    a front end would write, so it means what the executor means in any encoding."""
+    A year or date key is compared by year (KoPL's comparators have no `>=`). Each side is
+    the filter a front end would write, lowered, so it means what the executor means in any
+    encoding; one query a number asks every side of every key (a union of bounded subqueries)."""
     found: list[str] = []
-    for concept, key in keys:
-        make = _FILTERS[fragment.key_type[key]]
-        for number in numbers:
+    for number in numbers:
+        sides = []
+        for concept, key in keys:
+            make = _FILTERS[fragment.key_type[key]]
             if make is FilterYear and not number.isdigit():
                 continue
             for side in (Comparator.GT, Comparator.EQ, Comparator.LT):
                 program = make(input=FilterConcept(input=FindAll(), concept=concept), key=key,
                                value=number, comparator=side)
                 try:
-                    query = kb.lowered(program).query
+                    lowered = kb.lowered(program).query
                 except KoplcError:
                     continue  # a key the lowering refuses to compare this way
-                rows = kb.select(f"{query}\nLIMIT {each}",
-                                 f"choosing members of {concept!r} by {key} {side} {number}")
-                found += [r["entity"].value for r in rows if "entity" in r]
+                sides.append(lowered.removeprefix(PROLOGUE))
+        if sides:
+            union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides)
+            rows = kb.select(f"{PROLOGUE}SELECT ?entity WHERE {{\n{union}\n}}",
+                             f"choosing members by {len(sides)} filters of the number {number}")
+            found += [r["entity"].value for r in rows if "entity" in r]
     return found
 
 
