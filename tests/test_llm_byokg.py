@@ -99,3 +99,24 @@ def test_fit_counts_hops_and_reads_the_asked_type():
     height = QueryAttr(input=start, key="height")
     one, two, attr = reasoner.nearness([father, twice, height], question)
     assert one > two and one > attr
+
+
+@pytest.mark.parametrize("order", [("isotope", "radioactive isotope"),
+                                   ("radioactive isotope", "isotope")])
+def test_a_sets_noun_does_not_hang_on_how_the_kb_numbers_its_concepts(order):
+    """Every member is a radioactive isotope and so an isotope: of the two concepts that hold
+    them all, the more general names the set, whichever the KB lists first (an endpoint's
+    fragment numbers its concepts anew)."""
+    from koplc.kopl.ir import FilterConcept, FindAll
+    from koplc.kopl.kb.model import KBBuilder
+    from koplc.llm.byokg.reasoner import concept_noun
+
+    parents = {"isotope": [], "radioactive isotope": ["c:isotope"]}
+    builder = KBBuilder("two concepts")
+    for name in order:
+        builder.add_concept(f"c:{name}", name, parents[name])
+    for n in range(3):
+        builder.add_entity(f"e{n}", f"argon-{37 + n}", ["c:radioactive isotope"])
+    kb = builder.build()
+    node = FilterConcept(input=FindAll(), concept="radioactive isotope")
+    assert concept_noun(kb, node) == "isotopes"

@@ -134,7 +134,11 @@ def concept_noun(kb, node: Node, sample: int = 100) -> str | None:
     counts = Counter(c for i in ids for c in kb.ancestors(kb.id_to_node[i]))
     if not counts:
         return None
-    concept, n = counts.most_common(1)[0]
+    n = max(counts.values())
+    # Of concepts holding as many, the most general (then by name): the choice must not
+    # hang on how the KB numbers its concepts (a fragment of an endpoint numbers them anew).
+    concept = min((c for c, held in counts.items() if held == n),
+                  key=lambda c: (len(kb.ancestors(c)), kb.names[c]))
     return plural(kb.names[concept]) if 2 * n >= len(ids) else None
 
 
