@@ -13,6 +13,8 @@ in every fragment, so a front end sees the whole concept hierarchy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from koplc.kopl.kb.access import WholeSchema
 from koplc.kopl.kb.model import KB, KBBuilder
 from koplc.kopl.kb.triples import rdf_to_kb
@@ -28,23 +30,19 @@ _NOT_FACTS = (RDF_TYPE, RECORD, WIKIBASE + "rank")
 
 
 def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
-                per_query: int = 2000) -> KB:
-    """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`."""
+                per_query: int = 2000, grow: Callable[[KB], list[str]] | None = None) -> KB:
+    """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`; with
+    `grow`, the neighbourhood of the seeds it then reads from that KB joins it (what is
+    fetched already is not fetched again)."""
     cut = _Cut(kb, per_query)
     cut.add(schema_triples(kb))
-    frontier = list(dict.fromkeys(seeds))
-    seen = set(frontier)
-    for _ in range(hops):
-        reached = cut.expand(frontier[:per_hop])
-        frontier = [n for n in reached if n not in seen]
-        seen.update(frontier)
-        if not frontier:
-            break
-    cut.describe(sorted(n for n, named in cut.named.items()
-                        if named and n not in cut.expanded and n not in cut.typed))
-    fragment = load_triples(cut.triples, f"{kb.url} (fragment)")
-    fragment.whole = WholeSchema(kb)  # read when a prompt first lists it
-    return fragment
+    cut.reach(seeds, hops, per_hop)
+    fragment = cut.fragment()
+    more = [s for s in dict.fromkeys(grow(fragment)) if s not in cut.expanded] if grow else []
+    if not more:
+        return fragment
+    cut.reach(more, hops, per_hop)
+    return cut.fragment()
 
 
 def schema_triples(kb) -> list[Triple]:
@@ -78,9 +76,33 @@ class _Cut:
         self.blank_values = not self.e.statements and self.e.value_nodes
         self.kinds = iri(self.e.type_predicate)  # the predicate of a node's concepts
         self.typed: set[str] = set()  # nodes whose concepts came with the facts reaching them
+        self.described: set[str] = set()  # nodes at an edge whose concepts were fetched
 
     def add(self, triples) -> None:
         self.triples.update(dict.fromkeys(triples))
+
+    def reach(self, seeds: list[str], hops: int, per_hop: int) -> None:
+        """Fetch the facts of `seeds` and of what they reach, hop by hop (at most `per_hop`
+        new nodes a hop)."""
+        frontier = [n for n in dict.fromkeys(seeds) if n not in self.expanded]
+        seen = set(frontier)
+        for _ in range(hops):
+            reached = self.expand(frontier[:per_hop])
+            frontier = [n for n in reached if n not in seen and n not in self.expanded]
+            seen.update(frontier)
+            if not frontier:
+                break
+
+    def fragment(self) -> KB:
+        """The KB of what is fetched so far (the nodes at its edge described first)."""
+        edge = sorted(n for n, named in self.named.items() if named and n not in self.expanded
+                      and n not in self.typed and n not in self.described)
+        self.describe(edge)
+        self.described.update(edge)
+        fragment = load_triples(self.triples, f"{self.kb.url} (fragment)")
+        fragment.whole = WholeSchema(self.kb)  # read when a prompt first lists it
+        fragment.expanded = frozenset(self.e.node_id(n) for n in self.expanded)
+        return fragment
 
     def fetch(self, nodes: list[str], where: str, purpose: str,
               end: str | None = None) -> list[Triple]:

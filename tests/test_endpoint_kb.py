@@ -136,6 +136,30 @@ def test_a_fragment_holds_the_facts_around_its_seeds(kbs, endpoints):
     assert shapes(on_endpoint.patterns([luke])) == expected
 
 
+def test_a_fragment_grows_by_the_seeds_read_from_it(kbs, endpoints):
+    """`grow` reads more seeds from the fragment; their facts join it, and what was fetched
+    is not fetched again."""
+    kb = kbs["starwars"]
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    node = on_endpoint.encoding.node
+    luke, leia = (kb.ids[kb.name_to_nodes[n][0]] for n in ("Luke Skywalker", "Leia Organa"))
+    asked: list[str] = []
+    real_select = on_endpoint.select
+
+    def select(query, purpose, cached=True):
+        asked.append(query)
+        return real_select(query, purpose, cached)
+
+    on_endpoint.select = select
+    grown = fragment_of(on_endpoint, [node(luke)], hops=1, grow=lambda f: [node(leia)])
+    on_endpoint.select = real_select
+    alone = fragment_of(on_endpoint, [node(leia)], hops=1)
+    assert shapes(MemoryAccess(grown).patterns([leia])) == \
+        shapes(MemoryAccess(alone).patterns([leia]))
+    assert {luke, leia} <= grown.expanded
+    assert len(asked) == len(set(asked))  # the grown cut asked nothing twice
+
+
 def shapes(patterns) -> list[tuple]:
     """The patterns less their samples (which depend on the order facts come in)."""
     return [(p.name, p.direction, p.count) for p in patterns]
@@ -319,12 +343,16 @@ def test_byokg_compares_quantities_in_any_unit_on_the_endpoint(kbs, endpoints):
 
 
 # (KB, questions, an answer of each in memory): the first members the endpoint lists
-# of 3,252 aircraft have neither 400 seats nor more than two engines, and of 816 isotopes none
-# was discovered before 1915 (a key the question does not name: "discovered").
+# of 3,252 aircraft have neither 400 seats nor more than two engines, of 772 isotopes none
+# was discovered before 1915 (a key the question does not name: "discovered"), and the
+# nuclides one hop from beta-minus decay that the fragment expands live less than 1000 years.
 WHOLE_CONCEPT = [
     ("flights", ["Which planes have more than 400 seats?",
                  "Which aircraft have more than two engines?"], ["N670US", "N381AA"]),
-    ("isotopes", ["Which isotopes were discovered before 1915?"], ["helium-4"]),
+    ("isotopes", ["Which isotopes were discovered before 1915?",
+                  # beta-minus decay has 354 nuclides, past a hop's bound of 100
+                  "Which nuclides undergo beta-minus decay and have a half-life of more than "
+                  "a thousand years?"], ["helium-4", "carbon-14"]),
 ]
 
 

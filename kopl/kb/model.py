@@ -50,6 +50,8 @@ class KB:
     source: str = ""
     # Where this KB is a fragment of a larger one: that KB's schema (kopl.kb.access.WholeSchema).
     whole: object | None = None
+    # ...and the ids of its entities whose own facts it holds (the others reached its edge).
+    expanded: frozenset[str] | None = None
     # Indexes, filled by `index()`.
     id_to_node: dict[str, int] = field(default_factory=dict)
     name_to_nodes: dict[str, tuple[int, ...]] = field(default_factory=dict)
