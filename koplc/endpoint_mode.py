@@ -138,6 +138,8 @@ class OnEndpoint:
 
 # Numbers of a question that choose members, and (set, key) pairs they are tried with.
 MAX_NUMBERS, MAX_KEYS = 2, 12
+# Seconds the query of one number may take.
+GROWING = 5.0
 # The executor's options a number is compared with: in any unit its dimension converts to.
 CONVERTING = ExecOptions(unit_conversion=True)
 _FILTERS = {QUANTITY: FilterNum, YEAR: FilterYear, DATE: FilterYear}
@@ -220,11 +222,18 @@ def members_by_number(kb: EndpointKB, fragment, keys: list[tuple[Node, str]],
                 except KoplcError:
                     continue  # a key the lowering refuses to compare this way
                 sides.append(lowered.removeprefix(PROLOGUE))
-        if sides:
-            union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides)
-            rows = kb.select(f"{PROLOGUE}SELECT ?entity WHERE {{\n{union}\n}}",
-                             f"choosing entities by {len(sides)} filters of {number.value}")
-            found += [r["entity"].value for r in rows if "entity" in r]
+        if not sides:
+            continue
+        union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides)
+        try:
+            # A help, not a need: at most GROWING seconds, once, and the question goes on
+            # without it (a rare value is sought through every member of a large concept).
+            with kb.waiting(GROWING, retries=0):
+                rows = kb.select(f"{PROLOGUE}SELECT ?entity WHERE {{\n{union}\n}}",
+                                 f"choosing entities by {len(sides)} filters of {number.value}")
+        except BackendError:
+            continue
+        found += [r["entity"].value for r in rows if "entity" in r]
     return found
 
 

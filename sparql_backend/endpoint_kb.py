@@ -19,6 +19,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -241,15 +242,29 @@ class EndpointKB:
         if self._schema is None:
             from koplc.sparql_backend.endpoint_schema import read_schema
 
-            timeout = getattr(self.endpoint, "timeout", None)  # None: a client of its own
-            if timeout is not None:
-                self.endpoint.timeout = max(timeout, self.schema_timeout)
-            try:
+            timeout = getattr(self.endpoint, "timeout", None) or 0
+            with self.waiting(max(timeout, self.schema_timeout)):
                 self._schema = read_schema(self)
-            finally:
-                if timeout is not None:
-                    self.endpoint.timeout = timeout
         return self._schema
+
+    @contextmanager
+    def waiting(self, seconds: float, retries: int | None = None) -> Iterator[None]:
+        """Within the block each query may take `seconds` (and is tried again `retries`
+        times, when given); an endpoint client of its own (no `timeout`) keeps its own."""
+        endpoint = self.endpoint
+        if getattr(endpoint, "timeout", None) is None:
+            yield
+            return
+        held = endpoint.timeout, getattr(endpoint, "retries", None)
+        endpoint.timeout = seconds
+        if retries is not None and held[1] is not None:
+            endpoint.retries = retries
+        try:
+            yield
+        finally:
+            endpoint.timeout = held[0]
+            if held[1] is not None:
+                endpoint.retries = held[1]
 
     def patterns(self, ids: list[str], samples: int = 3) -> list[Pattern]:
         from koplc.kopl.answering.memory_access import MemoryAccess

@@ -368,6 +368,38 @@ def test_byokg_filters_a_whole_concept_by_a_number_said_on_the_endpoint(case, kb
     assert [set(c.answers) for c in there] == [set(c.answers) for c in in_memory]
 
 
+class _NoGrowth:
+    """An endpoint whose queries for entities by a number fail (as one that times out)."""
+
+    def __init__(self, endpoint):
+        self.inner, self.name = endpoint, endpoint.name
+        self.timeout, self.retries = endpoint.timeout, endpoint.retries
+        self.tried: list[tuple[float, int]] = []  # (timeout, retries) of each failed query
+
+    def select(self, query):
+        if "SELECT ?entity WHERE {\n{ SELECT" in query:
+            self.tried.append((self.timeout, self.retries))
+            raise BackendError(f"{self.name}: no answer within 5 s (timeout)", code="timeout")
+        return self.inner.select(query)
+
+    def ask(self, query):
+        return self.inner.ask(query)
+
+
+@pytest.mark.model
+def test_a_fragment_that_cannot_grow_by_a_number_still_answers(endpoints):
+    """Choosing entities by a number is a help: its one query gets a few seconds and no
+    retry, and when it fails the question goes on with the fragment it has."""
+    from koplc.endpoint_mode import GROWING
+
+    kb = EndpointKB(endpoints[("flights", "wikidata")], "wikidata", cache=False)
+    kb.endpoint = endpoint = _NoGrowth(kb.endpoint)
+    [compiled] = api.compile_questions(["Which aircraft have more than two engines?"], "byokg", kb)
+    assert endpoint.tried == [(GROWING, 0)]
+    assert (endpoint.timeout, endpoint.retries) == (30.0, 2)
+    assert compiled.failure != "execution" and "timeout" not in (compiled.error or "")
+
+
 @pytest.mark.model
 def test_llm_gives_its_in_memory_answers_on_the_endpoint(kbs, endpoints, tmp_path):
     from koplc.endpoint_mode import explored_pool_file
