@@ -201,7 +201,7 @@ def numeric_keys(fragment, sets: list[tuple[Node, bool]], said: str) -> list[tup
 def members_by_number(kb: EndpointKB, fragment, keys: list[tuple[Node, str]],
                       numbers: tuple[QuantityInText, ...], each: int) -> list[str]:
     """Up to `each` entities of each set above, at and below each of `numbers` (with the unit
-    said) by its key, for each (set, key) of `keys`: IRIs on the endpoint.
+    said, and bare) by its key, for each (set, key) of `keys`: IRIs on the endpoint.
 
     A year or date key is compared by year (KoPL's comparators have no `>=`). Each side is
     the filter a front end would write, lowered with unit conversion, so it means what the
@@ -214,14 +214,17 @@ def members_by_number(kb: EndpointKB, fragment, keys: list[tuple[Node, str]],
             make = _FILTERS[fragment.key_type[key]]
             if make is FilterYear and (number.unit or not number.value.isdigit()):
                 continue
-            value = f"{number.value} {number.unit}".strip() if make is FilterNum else number.value
-            for side in (Comparator.GT, Comparator.EQ, Comparator.LT):
-                program = make(input=node, key=key, value=value, comparator=side)
-                try:
-                    lowered = kb.lowered(program, CONVERTING).query
-                except KoplcError:
-                    continue  # a key the lowering refuses to compare this way
-                sides.append(lowered.removeprefix(PROLOGUE))
+            # with the unit said, and bare (a KB may store the key's values with no unit)
+            values = dict.fromkeys([f"{number.value} {number.unit}".strip(), number.value]
+                                   if make is FilterNum else [number.value])
+            for value in values:
+                for side in (Comparator.GT, Comparator.EQ, Comparator.LT):
+                    program = make(input=node, key=key, value=value, comparator=side)
+                    try:
+                        lowered = kb.lowered(program, CONVERTING).query
+                    except KoplcError:
+                        continue  # a key the lowering refuses to compare this way
+                    sides.append(lowered.removeprefix(PROLOGUE))
         if not sides:
             continue
         union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides)

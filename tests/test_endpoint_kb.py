@@ -353,6 +353,8 @@ WHOLE_CONCEPT = [
                   # beta-minus decay has 354 nuclides, past a hop's bound of 100
                   "Which nuclides undergo beta-minus decay and have a half-life of more than "
                   "a thousand years?"], ["helium-4", "carbon-14"]),
+    # a unit said of a key whose values have none
+    ("starwars", ["Which characters weigh more than 1,000 kg?"], ["Jabba Desilijic Tiure"]),
 ]
 
 
