@@ -392,7 +392,7 @@ class _NoGrowth:
 def test_a_fragment_that_cannot_grow_by_a_number_still_answers(endpoints):
     """Choosing entities by a number is a help: its one query gets a few seconds and no
     retry, and when it fails the question goes on with the fragment it has."""
-    from koplc.endpoint_mode import GROWING
+    from koplc.sparql_backend.by_number import GROWING
 
     kb = EndpointKB(endpoints[("flights", "wikidata")], "wikidata", cache=False)
     kb.endpoint = endpoint = _NoGrowth(kb.endpoint)
