@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from koplc.kopl.errors import BackendError, KoplcError
-from koplc.kopl.execution.executor import ExecOptions, execute
+from koplc.kopl.execution.executor import CONVERTING, execute
 from koplc.kopl.grounding.mentions import says
 from koplc.kopl.ir import FilterConcept, FilterNum, FilterYear, Find, FindAll, Node, Relate
 from koplc.kopl.kb.model import KEY
@@ -32,8 +32,6 @@ from koplc.sparql_backend.lower import PROLOGUE
 MAX_NUMBERS, MAX_KEYS = 2, 12
 # Seconds the query of one number may take.
 GROWING = 5.0
-# The executor's options a number is compared with: in any unit its dimension converts to.
-CONVERTING = ExecOptions(unit_conversion=True)
 _FILTERS = {QUANTITY: FilterNum, YEAR: FilterYear, DATE: FilterYear}
 
 

@@ -20,7 +20,7 @@ from kb_fixtures import EXAMPLE_KB, EXAMPLE_KB_EXT, METAQA_KB, kb_for_fixture  #
 from kb_strategies import guided_programs, kb_programs
 from koplc.api import load_kb, parse
 from koplc.kopl import ir
-from koplc.kopl.execution.executor import DEFAULT, ExecOptions
+from koplc.kopl.execution.executor import CONVERTING, DEFAULT
 from koplc.kopl.syntax.nested import print_program
 from sparql_fixtures import (  # noqa: F401 - the oxigraph_for fixture
     ENCODING_OF,
@@ -32,7 +32,6 @@ from sparql_fixtures import (  # noqa: F401 - the oxigraph_for fixture
 )
 
 EXAMPLES = int(os.environ.get("KOPLC_DIFF_EXAMPLES", "0"))
-CONVERTING = ExecOptions(unit_conversion=True)
 ISOTOPES = Path(__file__).resolve().parent / "fixtures" / "devkbs" / "isotopes" / "kb.json"
 CASES = [(EXAMPLE_KB, "guided", 250), (EXAMPLE_KB, "blind", 150), (EXAMPLE_KB_EXT, "blind", 100),
          (METAQA_KB, "guided", 100), (METAQA_KB, "blind-small", 100)]

@@ -57,6 +57,9 @@ class ExecOptions:
 
 
 DEFAULT = ExecOptions()
+# Quantities compare after unit conversion: what byokg's answers mean, and how endpoint mode
+# chooses entities by a number said in any unit.
+CONVERTING = ExecOptions(unit_conversion=True)
 
 # Where koplc, with the default options, deliberately answers otherwise than the official
 # Python engine (KoPL 0.0.5). The differential test tolerates nothing outside this list.

@@ -32,7 +32,7 @@ from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import timed
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execution.executor import execute
+from koplc.kopl.execution.executor import CONVERTING, execute
 from koplc.kopl.execution.judge import find_names
 from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.frontend import Compiled, Provenance, Settings
@@ -57,7 +57,7 @@ from koplc.llm.byokg.ops import (
     pair_ops,
     relation_qualifiers,
 )
-from koplc.llm.byokg.space import CONVERTING, FINISHING, admissible, expansions, fits
+from koplc.llm.byokg.space import FINISHING, admissible, expansions, fits
 from koplc.llm.lm.scoring import inverse_consistency
 from koplc.llm.symkgqa.demos import Demo, DemoSelector, calls_of
 from koplc.llm.symkgqa.prompt import PromptBuilder

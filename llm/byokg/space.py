@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from koplc.kopl.errors import KoplcError
-from koplc.kopl.execution.executor import ExecOptions, execute
+from koplc.kopl.execution.executor import CONVERTING, execute
 from koplc.kopl.execution.judge import only_own
 from koplc.kopl.ir import Count, FilterConcept, Node, QueryAttr, QueryName, Relate
 from koplc.kopl.registry import OPS
@@ -92,9 +92,6 @@ def _bounces(node: Relate) -> bool:
             and first.direction == node.direction != back.direction)
 
 
-# A key's values may be in several units (half-lives in seconds and in years), and people
-# state values in any unit: quantities compare after conversion.
-CONVERTING = ExecOptions(unit_conversion=True)
 
 
 def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
