@@ -291,18 +291,20 @@ def singular(noun: str) -> str:
 
 
 def plural(noun: str) -> str:
-    """A noun phrase in the plural, by English spelling rules.
+    """A noun phrase with its last word in the plural: lemminflect's first plural form (the
+    part after a hyphen inflected), "people" for "person"; the phrase itself when lemminflect
+    knows no plural.
 
-    >>> [plural(n) for n in ("river", "person", "chemical element", "discovery", "class")]
-    ['rivers', 'people', 'chemical elements', 'discoveries', 'classes']
+    >>> [plural(n) for n in ("river", "person", "chemical element", "discovery", "class",
+    ...                      "species", "nucleus", "half-life", "child")]
+    ['rivers', 'people', 'chemical elements', 'discoveries', 'classes', 'species', 'nuclei', 'half-lives', 'children']
     """
-    head, _, last = noun.rpartition(" ")
-    if last == "person":
-        last = "people"
-    elif last.endswith("y") and last[-2:-1] not in ("a", "e", "i", "o", "u", ""):
-        last = last[:-1] + "ies"
-    elif last.endswith(("s", "x", "ch", "sh", "z")):
-        last += "es"
+    from lemminflect import getInflection
+
+    head, space, last = noun.rpartition(" ")
+    stem, hyphen, word = last.rpartition("-")
+    if word.lower() == "person":  # lemminflect ranks the rarer "persons" first
+        forms: tuple[str, ...] = (word[0] + "eople",)
     else:
-        last += "s"
-    return f"{head} {last}" if head else last
+        forms = getInflection(word, tag="NNS") if word else ()
+    return f"{head}{space}{stem}{hyphen}{forms[0]}" if forms else noun
