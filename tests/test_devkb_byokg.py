@@ -35,6 +35,8 @@ CASES = [
     ("starwars", "How is Luke Skywalker related to Tatooine?", "QueryRelation"),
     # the engines value the question names, not a count of engine types
     ("flights", "How many engines does N854NW have?", "QueryAttr"),
+    # "how many years" asks a value of a key named with the unit (stored with none), not a count
+    ("starwars", "How many years before the Battle of Yavin was Darth Vader born?", "QueryAttr"),
     # the humans, not their heights: no query of the attribute just filtered by
     ("starwars", "Which humans are taller than 190 centimetres?", "FilterNum"),
     ("starwars", "What is the homeworld of Luke_Skywalker?", "Relate"),
@@ -144,3 +146,32 @@ def test_no_query_of_an_attribute_filtered_by_anywhere_below(kbs):
     assert not fits(QueryAttr(input=FilterConcept(input=four, concept="aircraft"),
                               key="engines"), True, kbs["flights"], question)
     assert fits(QueryAttr(input=planes, key="engines"), True, kbs["flights"], question)
+
+
+@pytest.mark.parametrize(("kb", "question", "asked"), [
+    ("isotopes", "What is the melting point of iron-56?", "melting point"),
+    ("flights", "What colour is N10156?", "colour"),
+    ("starwars", "Who is Rey's father?", "father"),
+])
+def test_a_property_the_kb_names_nothing_like_finds_nothing(frontend, kbs, kb, question, asked):
+    # without the rule the search answered the nearest property it has (a spin, a model, a
+    # gender)
+    assert _gold(kb, question)["answers"] == []
+    compiled = frontend.compile(question, kbs[kb])
+    assert compiled.failure == "unfit" and not compiled.answers
+    assert compiled.error == f"nothing found: the KB names nothing like {asked!r}"
+
+
+@pytest.mark.parametrize(("kb", "question"), [
+    ("starwars", "Boba_Fett's weight?"),  # mass, by meaning
+    ("starwars", "What's the skin tone of Darth Maul?"),
+    ("flights", "What engine types are used in Envoy Air's fleet?"),  # the nearest held: 0.50
+])
+def test_a_property_the_kb_holds_under_another_name_is_asked(kbs, kb, question):
+    from koplc.kopl.answering.linking import link_question
+    from koplc.kopl.answering.unheld import asked_property, unheld
+
+    _gold(kb, question)
+    masked = link_question(question, kbs[kb]).masked()
+    assert asked_property(masked) is not None
+    assert unheld(kbs[kb], masked) is None

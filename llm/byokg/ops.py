@@ -46,6 +46,7 @@ from koplc.kopl.lexicon import (
 from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.registry import op_for, ops_of
 from koplc.kopl.types import AmongOp, Comparator
+from koplc.kopl.units import sympy_unit
 from koplc.kopl.values import DATE, YEAR
 
 # The lexicon's words as alternatives of one pattern each.
@@ -181,13 +182,24 @@ def _time_picks(cue: Cues) -> list[type[Node]]:
 
 def measure_said(kb, key: str, question: str) -> bool:
     """Whether a how-many question asks for `key`'s value: it says the key's usual unit ("how
-    many kelvin") or the key itself, in the singular or the plural ("how many seats")."""
+    many kelvin"), the key itself, in the singular or the plural ("how many seats"), or asks
+    how many of a unit of measure that the key's name holds ("how many years" of a birth year
+    stored with no unit)."""
     unit, text = _key_facts(kb).get(key, ("", "", None))[1], question.lower()
     if unit and unit != "1" and _said(text, unit):
         return True
     phrase = words(key).lower()
-    return kb.key_type.get(key) == "quantity" and any(
-        _said(text, form) for form in {phrase, singular(phrase), plural(phrase)})
+    if kb.key_type.get(key) != "quantity":
+        return False
+    if any(_said(text, form) for form in {phrase, singular(phrase), plural(phrase)}):
+        return True
+    asked = _HOW_MANY_OF.search(text)
+    return asked is not None and sympy_unit(asked.group(1)) is not None \
+        and singular(asked.group(1)) in phrase.split()
+
+
+# The noun a how-many question counts ("how many years ...").
+_HOW_MANY_OF = re.compile(r"\bhow\s+many\s+([a-z]+)")
 
 
 def _quantity(number: str, unit: str) -> str:
