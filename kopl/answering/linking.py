@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from koplc.kopl.answering.unheld import Unheld, unheld
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.frontend import Compiled
@@ -75,21 +76,36 @@ def links(linked: Linked) -> bool:
     return bool(linked.entities or linked.concepts)
 
 
-def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float]) -> Compiled | None:
-    """The failed Compiled of a question that names nothing of the KB, else None."""
+def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float],
+                   kb=None) -> Compiled | None:
+    """The failed Compiled of a question that names nothing of the KB, or (with `kb`) that asks
+    for a property of an entity that `kb` names nothing like (koplc.kopl.answering.unheld);
+    else None."""
     if links(linked):
-        return None
+        asked = unheld(kb, linked.masked()) if kb is not None else None
+        if asked is None:
+            return None
+        return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),
+                        seconds=seconds)
     name = unknown_name(linked.question)
     error = f"nothing found: the KB has no entity named {name!r}" if name else NOTHING_LINKS
     return Compiled(linked.question, frontend, failure="link", error=error, seconds=seconds)
 
 
 def linked_or_raise(question: str, kb) -> Linked:
-    """`link_question`, raising NoLink when nothing links."""
+    """`link_question`, raising NoLink when nothing links and Unheld when the question asks
+    for a property of an entity that `kb` names nothing like."""
     linked = link_question(question, kb)
     if not links(linked):
         raise NoLink(f"{NOTHING_LINKS}: {question.strip()!r}")
+    asked = unheld(kb, linked.masked())
+    if asked is not None:
+        raise Unheld(_unheld_error(asked))
     return linked
+
+
+def _unheld_error(asked: str) -> str:
+    return f"nothing found: the KB names nothing like {asked!r}"
 
 
 def concept_starts(kb, question: str) -> list[FilterConcept]:

@@ -66,7 +66,7 @@ class AgentFrontEnd:
         agent = self.agent(kb)
         with timed(seconds, "link"):
             linked = link_question(question, kb)
-        failed = nothing_linked(linked, self.name, seconds)
+        failed = nothing_linked(linked, self.name, seconds, kb)
         if failed is not None:
             return failed
         compiled = compiled_of(agent.start(question).run())

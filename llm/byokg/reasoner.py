@@ -377,7 +377,7 @@ class ByokgFrontEnd:
         reasoner = self.reasoner(kb)
         with timed(seconds, "link"):
             linked = link_question(question, kb)
-        failed = nothing_linked(linked, self.name, seconds)
+        failed = nothing_linked(linked, self.name, seconds, kb)
         if failed is not None:
             return failed
         clock = time.perf_counter()

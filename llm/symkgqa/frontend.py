@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from koplc.kopl.answering.linking import NoLink
+from koplc.kopl.answering.unheld import Unheld
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.llm.symkgqa.demos import template_of
@@ -56,6 +57,10 @@ class LlmFrontEnd:
             compiled = compiled_of(compiler.compile(question, options))
         except NoLink as err:
             return Compiled(question.strip(), self.name, failure="link", error=err.render(),
+                            seconds=setup)
+        except Unheld as err:  # as the search says it: "nothing found: ..."
+            return Compiled(question.strip(), self.name, failure="unfit",
+                            error=err.diagnostics[0].message,
                             seconds=setup)
         return replace(compiled, seconds={**setup, **compiled.seconds})
 
