@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from koplc.kopl.answering.linking import NoLink
-from koplc.kopl.answering.unheld import Unheld
 from koplc.kopl.answering.per_kb import PerKB
+from koplc.kopl.answering.unheld import Unheld
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.llm.symkgqa.demos import template_of
 from koplc.llm.symkgqa.pipeline import Attempt, CompileOptions, Compiler, Trace
