@@ -40,8 +40,27 @@ def self_related(node: Node) -> bool:
 
 def only_own(root: Node, answered: Collection[Hashable], own: Collection[Hashable]) -> bool:
     """Whether `answered` (names or node ids) is no more than the question's own entities
-    `own` (in the same terms); never for SelectBetween."""
-    return root.op != "SelectBetween" and set(answered) <= set(own)
+    `own` (in the same terms); never for a program that picks one of the entities it names
+    (SelectBetween; SelectAmong, or the names of an ArgMax or ArgMin, over two or more found
+    by name): "which was built more recently, A or B" is answered by one of its own.
+
+    >>> from koplc.kopl.ir import ArgMax, Find, Or, QueryName
+    >>> a, b = Find(name="A"), Find(name="B")
+    >>> newer = QueryName(input=ArgMax(input=Or(left=a, right=b), key="built", path=()))
+    >>> only_own(newer, ["A"], ["A", "B"]), only_own(QueryName(input=ArgMax(
+    ...     input=a, key="built", path=())), ["A"], ["A", "B"])
+    (False, True)
+    """
+    if root.op == "SelectBetween" or (_picks(root) and len(set(find_names(root))) > 1):
+        return False
+    return set(answered) <= set(own)
+
+
+_PICKS = frozenset({"SelectBetween", "SelectAmong", "ArgMax", "ArgMin"})
+
+
+def _picks(root: Node) -> bool:
+    return root.op in _PICKS or (root.op == "QueryName" and root.input.op in _PICKS)
 
 
 def says_nothing(node: Node, answers: Sequence[str]) -> str | None:
