@@ -65,14 +65,14 @@ class Run:
     error: str | None = None
 
 
-def run(node: Node, kb, seconds: dict[str, float] | None = None) -> Run:
-    """Execute `node` on `kb` with the engine's semantics, rank its answers (topic_last) and
-    judge them (kopl/execution/judge.py)."""
+def run(node: Node, kb, seconds: dict[str, float] | None = None, options=None) -> Run:
+    """Execute `node` on `kb` with `options` (ExecOptions; default the engine's semantics),
+    rank its answers (topic_last) and judge them (kopl/execution/judge.py)."""
     from koplc.kopl.execution.executor import DEFAULT, execute
 
     with timed(seconds if seconds is not None else {}, "execution"):
         try:
-            result = execute(node, kb, DEFAULT)
+            result = execute(node, kb, options or DEFAULT)
         except KoplcError as err:
             return Run(failed="execution", error=err.render())
         answers = topic_last(node, kb, [str(v) for v in result.items()])

@@ -7,6 +7,7 @@ from dataclasses import replace
 from koplc.kopl.answering.linking import NoLink
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.unheld import Unheld
+from koplc.kopl.execution.executor import CONVERTING
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.llm.symkgqa.demos import template_of
 from koplc.llm.symkgqa.pipeline import Attempt, CompileOptions, Compiler, Trace
@@ -24,6 +25,10 @@ class LlmFrontEnd:
     ranking = ("a program's answer is a set in the executor's order (the KB's), except that a "
                "chain's answers reached without passing through its topic again come first "
                "(kopl/answering/ranking.py); its first member is the top answer")
+    # What its answers mean: quantities compare in any unit, as byokg's do. A KB may state one
+    # key in several units (half-lives in years, days and seconds): the engine's semantics
+    # compare only those in the literal's unit.
+    execution = CONVERTING
 
     def __init__(self, lm, *, options: CompileOptions | None = None,
                  leave_template_out: bool = False, pool=None, pool_file: str | None = None,

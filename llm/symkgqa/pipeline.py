@@ -15,6 +15,7 @@ from koplc.kopl.answering.repairs.driver import repair
 from koplc.kopl.answering.repairs.pin_entities import moved
 from koplc.kopl.answering.stages import StageFailure, checked, parse_program, run, timed
 from koplc.kopl.errors import KoplcError
+from koplc.kopl.execution.executor import CONVERTING
 from koplc.kopl.kb.access import shown_schema
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.lm.gbnf import grammar_for
@@ -208,7 +209,7 @@ class Compiler:
         node, changes = convert_units(candidate.node, ctx)
         if not changes:
             return candidate
-        answer = run(node, self.kb, {}).answers
+        answer = run(node, self.kb, {}, CONVERTING).answers
         return replace(candidate, node=node, text=calls_of(steps_syntax.print_program(node)),
                        answer=tuple(answer))
 
@@ -255,7 +256,7 @@ class Compiler:
             search=SearchBest(best.node, best.near) if best is not None else None,
             margin=opts.fit_margin)
         clock = time.perf_counter()
-        done = repair(base, ctx, "ran", lambda node: run(node, self.kb, seconds))
+        done = repair(base, ctx, "ran", lambda node: run(node, self.kb, seconds, CONVERTING))
         seconds["repair"] = seconds.get("repair", 0.0) + time.perf_counter() - clock
         if done.by is None:
             return chosen
@@ -294,7 +295,7 @@ class Compiler:
             typed, fits = [typed[i] for i in order], [fits[i] for i in order]
         clock = time.perf_counter()
         for candidate, fit in list(zip(typed, fits, strict=True))[:TYPED_TRIES]:
-            result = run(candidate, self.kb, seconds)
+            result = run(candidate, self.kb, seconds, CONVERTING)
             if result.answers:
                 text = steps_syntax.print_program(candidate)
                 attempts.append(Attempt(calls_of(text), source="answer-type", program=text,
@@ -357,7 +358,7 @@ class Compiler:
             attempt.changes = [*written.changes, *kept, *pinned.changes]
             attempt.grounded = steps_syntax.print_program(node)
         attempt.node = node
-        result = run(node, self.kb, seconds)
+        result = run(node, self.kb, seconds, CONVERTING)
         attempt.answer = list(result.answers) if result.failed != "execution" else None
         attempt.failed, attempt.error = result.failed, result.error
         return attempt
