@@ -13,7 +13,7 @@ from functools import cache
 from koplc.kopl.values import QUANTITY, Value
 
 _SPELLING = {"metre": "meter", "litre": "liter", "metres": "meters", "litres": "liters",
-             "tonne": "tonne", "gramme": "gram"}
+             "tonne": "tonne", "gramme": "gram", "kilos": "kilograms", "kilo": "kilogram"}
 _POWERS = {"square": 2, "cubic": 3}
 
 
@@ -40,8 +40,11 @@ def _named(word: str):
     if isinstance(unit, units.Quantity):
         return unit
     for prefix in PREFIXES.values():
-        base = getattr(units, word.removeprefix(str(prefix.name)), None)
-        if word.startswith(str(prefix.name)) and isinstance(base, units.Quantity):
+        rest = word.removeprefix(str(prefix.name))
+        base = getattr(units, rest, None)
+        # a prefix goes on a unit's name, not its symbol: "kilos" is no kilo-second
+        if word.startswith(str(prefix.name)) and len(rest) > 1 and isinstance(
+                base, units.Quantity):
             return prefix.scale_factor * base
     return None
 
@@ -123,3 +126,32 @@ def in_base(text: str) -> tuple[str, float] | None:
     dimension = Mul(*(q**p for q, p in powers.items() if isinstance(q, units.Quantity)))
     number = base.subs({q: 1 for q in base.atoms(units.Quantity)})
     return (str(dimension), float(number)) if number.is_number and number.is_positive else None
+
+
+# The SI units a KB that keeps a length, mass or time as bare numbers may mean, as multiples
+# of the SI base unit of its dimension (metre, kilogram, second): milli- to kilo-.
+_BARE_SCALES = {"meter": (1e-3, 1e-2, 1.0, 1e3), "kilogram": (1e-6, 1e-3, 1.0, 1e3),
+                "second": (1e-3, 1.0)}
+
+
+def bare_number(number: float, unit: str, low: float, high: float) -> float | None:
+    """A number stated in `unit`, as a key that the KB keeps as bare numbers between `low` and
+    `high` plausibly holds it: None when it lies within them as stated (or the unit is none
+    this can read); else the stated quantity in the first SI unit of its dimension
+    (`_BARE_SCALES`, smallest first) that brings it within them; None when none does.
+
+    >>> bare_number(2.5, "metres", 66, 264), bare_number(1, "tonne", 15, 1358)
+    (250.0, 1000.0)
+    >>> bare_number(190, "centimetres", 66, 264), bare_number(9, "metres", 66, 264)
+    (None, None)
+    """
+    if low <= number <= high:
+        return None
+    base = in_base(unit)
+    if base is None or base[0] not in _BARE_SCALES:
+        return None
+    for scale in _BARE_SCALES[base[0]]:
+        bare = number * base[1] / scale
+        if low <= bare <= high:
+            return round(bare, 9)
+    return None

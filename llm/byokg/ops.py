@@ -46,7 +46,7 @@ from koplc.kopl.lexicon import (
 from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.registry import op_for, ops_of
 from koplc.kopl.types import AmongOp, Comparator
-from koplc.kopl.units import sympy_unit
+from koplc.kopl.units import bare_number, sympy_unit
 from koplc.kopl.values import DATE, YEAR
 
 # The lexicon's words as alternatives of one pattern each.
@@ -120,6 +120,18 @@ def _key_facts(kb) -> dict[str, tuple[str, str, frozenset[str]]]:
     return {key: _facts_of(kb, key, (value for facts in by_node.values()
                                      for name, value, _ in facts if name == key))
             for key, by_node in kb.attr_index.items()}
+
+
+@lru_cache(maxsize=8)
+def _bare_spans(kb) -> dict[str, tuple[float, float]]:
+    """Per attribute key with bare-number quantities (no unit): their least and greatest."""
+    spans: dict[str, tuple[float, float]] = {}
+    for key, by_node in kb.attr_index.items():
+        numbers = [float(value.value) for facts in by_node.values() for name, value, _ in facts
+                   if name == key and value.type == "quantity" and value.unit in ("", "1")]
+        if numbers:
+            spans[key] = (min(numbers), max(numbers))
+    return spans
 
 
 def _facts_of(kb, key: str, values) -> tuple[str, str, frozenset[str]]:
@@ -216,15 +228,20 @@ def _unit_of(said: str, usual: str) -> str:
     return usual
 
 
-def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues
-            ) -> Iterator[tuple[str, str]]:
+def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
+            span: tuple[float, float] | None = None) -> Iterator[tuple[str, str]]:
     """The (value, comparator) pairs the question states for a key of `kind`: a number in the
     key's usual unit for a quantity, a year for a date, each with the comparators its words
-    give (in the unit said with it where that converts to the key's); a string value of the
-    key that the question says as a word (compared by "=")."""
+    give (in the unit said with it where that converts to the key's; for a key kept as bare
+    numbers within `span`, restated in the SI unit that brings it within, `units.bare_number`:
+    "2.5 metres" of heights 66 to 264 is 250); a string value of the key that the question
+    says as a word (compared by "=")."""
     if kind == "quantity":
         for number, said in zip(cue.numbers, cue.units or ("",) * len(cue.numbers),
                                 strict=True):
+            if said and span is not None and unit in ("", "1"):
+                bare = bare_number(float(number), said, *span)
+                number = number if bare is None else f"{bare:g}"
             for comparator in cue.comparators:
                 yield _quantity(number, _unit_of(said, unit)), comparator
     elif kind == "date":
@@ -243,8 +260,9 @@ def _op(family: str, key_type: str) -> type[Node]:
 
 def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
     """The attribute filters of `node` whose values the question states (`_stated`)."""
+    spans = _bare_spans(kb)
     for key, (kind, unit, strings) in sorted(_key_facts(kb).items()):
-        for value, comparator in _stated(kind, unit, strings, cue):
+        for value, comparator in _stated(kind, unit, strings, cue, spans.get(key)):
             if kind == "string":
                 yield FilterStr(input=node, key=key, value=value)
             else:
@@ -267,9 +285,10 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
                 for pick in _time_picks(cue):
                     yield QueryName(input=pick(input=node, key=key))
     if cue.yes_no:
+        spans = _bare_spans(kb)
         for key, (kind, unit, strings) in sorted(facts.items()):
             attr = QueryAttr(input=node, key=key)
-            for value, comparator in _stated(kind, unit, strings, cue):
+            for value, comparator in _stated(kind, unit, strings, cue, spans.get(key)):
                 if kind == "string":
                     yield VerifyStr(input=attr, value=value)
                 else:
