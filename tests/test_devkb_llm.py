@@ -122,6 +122,22 @@ def test_a_key_the_kb_states_as_bare_numbers_gets_no_unit(starwars):
     assert same == written and changed == []
 
 
+def test_a_number_said_in_metres_is_restated_for_bare_heights_in_their_span(starwars):
+    # starwars keeps heights as bare numbers (66 to 264): "2.5 metres" read as 2.5 passes
+    # every character; as centimetres, 250, it passes the one taller
+    from koplc.kopl.grounding.schema import KBProfile
+    from koplc.llm.symkgqa.said_units import with_said_units
+
+    question = "Which characters are taller than 2.5 metres?"  # tune half
+    written = parse_program(steps_of(
+        "FindAll()\nFilterConcept(character)\nFilterNum(height, 2.5, >)\nQueryName()"))
+    profile = KBProfile(starwars)
+    restated, changed = with_said_units(written, question, lambda n: profile.unit(n.key),
+                                        lambda n: profile.span(n.key))
+    assert changed == ["2.5 -> 250"]
+    assert list(execute(restated, starwars).value) == ["Yarael Poof"]
+
+
 @pytest.fixture(scope="module")
 def llm_frontend():
     return api.open_frontend("llm")

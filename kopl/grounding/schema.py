@@ -89,6 +89,12 @@ class KBProfile:
             self._units[cache_key] = counts.most_common(1)[0][0] if counts else None
         return self._units[cache_key]
 
+    def span(self, key: str, qualifier: bool = False) -> tuple[float, float] | None:
+        """The least and greatest of the key's bare-number quantities (no unit), or None."""
+        numbers = [float(v.value) for v in self._values(key, qualifier)
+                   if v.type == QUANTITY and v.unit in ("", "1")]
+        return (min(numbers), max(numbers)) if numbers else None
+
     def _values(self, key: str, qualifier: bool):
         kb = self.kb
         if not qualifier:

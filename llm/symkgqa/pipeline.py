@@ -387,7 +387,11 @@ class Compiler:
             found = key_of(quantity_node)
             return ctx.profile.unit(*found) if found else None
 
-        program, said = with_said_units(grounded.program, question, unit)
+        def span(quantity_node) -> tuple[float, float] | None:  # of bare-number values
+            found = key_of(quantity_node)
+            return ctx.profile.span(*found) if found else None
+
+        program, said = with_said_units(grounded.program, question, unit, span)
         if not said:
             return grounded.program, changes
         program, converted = convert_units(program, ctx)

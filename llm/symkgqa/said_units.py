@@ -16,6 +16,7 @@ from koplc.kopl import ir
 from koplc.kopl.ir import Node
 from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.transform import rebuild
+from koplc.kopl.units import bare_number
 from koplc.kopl.values import read_quantity
 
 # The quantity ops and the field that holds each one's number.
@@ -43,12 +44,15 @@ def said_units(question: str) -> dict[Decimal, str]:
     return said
 
 
-def with_said_units(program: Node, question: str,
-                    kb_unit: Callable[[Node], str | None]) -> tuple[Node, list[str]]:
+def with_said_units(program: Node, question: str, kb_unit: Callable[[Node], str | None],
+                    span: Callable[[Node], tuple[float, float] | None] | None = None
+                    ) -> tuple[Node, list[str]]:
     """`program` with each bare number that the question says with a unit written with that
-    unit, where the KB states the number's key in a unit (`kb_unit` of the quantity node: a
-    KB whose heights are bare numbers says nothing of their unit, and a number with a unit
-    would not compare with them); the literals changed, as "old -> new".
+    unit, where the KB states the number's key in a unit (`kb_unit` of the quantity node); the
+    literals changed, as "old -> new". Where the KB keeps the key as bare numbers, a number
+    with a unit would not compare with them: with `span` (the least and greatest of the
+    node's key), a number out of that span is restated in the SI unit that brings it within
+    (`koplc.kopl.units.bare_number`: "2.5 metres" of heights 66 to 264 is 250).
 
     >>> from koplc.kopl.ir import FilterNum, FindAll, QueryName
     >>> node = QueryName(input=FilterNum(input=FindAll(), key="height", value="2.5",
@@ -57,6 +61,9 @@ def with_said_units(program: Node, question: str,
     ['2.5 -> 2.5 metres']
     >>> with_said_units(node, "Who is taller than 2.5 metres?", lambda n: "1")[1]
     []
+    >>> with_said_units(node, "Who is taller than 2.5 metres?", lambda n: "1",
+    ...                 lambda n: (66.0, 264.0))[1]
+    ['2.5 -> 250']
     """
     said = said_units(question)
     changed: list[str] = []
@@ -67,12 +74,22 @@ def with_said_units(program: Node, question: str,
         field = _FIELDS.get(type(node))
         written = getattr(node, field) if field else None
         quantity = read_quantity(written) if isinstance(written, str) else None
-        if quantity is None or quantity[1] != "1" or kb_unit(node) in (None, "1"):
+        if quantity is None or quantity[1] != "1":
+            return node, []
+        unit = kb_unit(node)
+        if unit is None:
             return node, []
         number = _decimal(written.strip())
         if number is None or number not in said:
             return node, []
-        literal = f"{written.strip()} {said[number]}"
+        if unit == "1":  # the KB's numbers are bare: restate the number, if anything
+            within = span(node) if span is not None else None
+            bare = bare_number(float(number), said[number], *within) if within else None
+            if bare is None:
+                return node, []
+            literal = f"{bare:g}"
+        else:
+            literal = f"{written.strip()} {said[number]}"
         changed.append(f"{written} -> {literal}")
         return node.model_copy(update={field: literal}), []
 

@@ -10,8 +10,9 @@ from koplc.kopl.transform import rebuild
 
 
 def moved(grounding, linked) -> list[dict]:
-    """The grounding changes that trade an entity the question names for another."""
-    return [c for c in grounding if c["op"] == "Find" and c["original"] in linked.entities]
+    """The grounding changes that trade an entity the question names for another (the said
+    units' records name no op)."""
+    return [c for c in grounding if c.get("op") == "Find" and c.get("original") in linked.entities]
 
 
 def pin_question_entities(program: Node, ctx: RepairContext) -> tuple[Node, list[dict]]:
