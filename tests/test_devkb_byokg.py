@@ -37,6 +37,8 @@ CASES = [
     ("flights", "How many engines does N854NW have?", "QueryAttr"),
     # "how many years" asks a value of a key named with the unit (stored with none), not a count
     ("starwars", "How many years before the Battle of Yavin was Darth Vader born?", "QueryAttr"),
+    # "turbo-jet" in lower case links the entity Turbo-jet: a hyphenated compound is a name
+    ("flights", "Which Alaska Airlines planes have turbo-jet engines?", "And"),
     # the humans, not their heights: no query of the attribute just filtered by
     ("starwars", "Which humans are taller than 190 centimetres?", "FilterNum"),
     ("starwars", "What is the homeworld of Luke_Skywalker?", "Relate"),

@@ -183,6 +183,9 @@ def says(said: str, words: tuple[str, ...]) -> bool:
     return bool(words) and f" {' '.join(words).lower()} " in said
 
 
+_HYPHENATED = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+", re.IGNORECASE)
+
+
 def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozenset[str]
                ) -> bool:
     if hinted:
@@ -193,7 +196,8 @@ def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozens
         return False
     if len(content) >= 2:
         return True
-    # one content word ("the cast" is one): a name only when written like one
+    # one content word ("the cast" is one): a name only when written like one, or a compound
+    # of words joined by a hyphen ("turbo-jet"), which no sentence says by chance
     word = content[0]
     return (word[0].isupper() or any(c.isdigit() for c in word)
-            or (lowercase and len(word) > 3))
+            or (lowercase and len(word) > 3) or _HYPHENATED.fullmatch(word) is not None)
