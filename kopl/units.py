@@ -140,8 +140,8 @@ def bare_number(number: float, unit: str, low: float, high: float) -> float | No
     this can read); else the stated quantity in the first SI unit of its dimension
     (`_BARE_SCALES`, smallest first) that brings it within them; None when none does.
 
-    >>> bare_number(2.5, "metres", 66, 264), bare_number(1, "tonne", 15, 1358)
-    (250.0, 1000.0)
+    >>> bare_number(2.5, "metres", 66, 264), bare_number(0.5, "kilometres", 100, 9000)
+    (250.0, 500.0)
     >>> bare_number(190, "centimetres", 66, 264), bare_number(9, "metres", 66, 264)
     (None, None)
     """
