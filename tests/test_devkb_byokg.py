@@ -39,6 +39,9 @@ CASES = [
     ("starwars", "How many years before the Battle of Yavin was Darth Vader born?", "QueryAttr"),
     # "turbo-jet" in lower case links the entity Turbo-jet: a hyphenated compound is a name
     ("flights", "Which Alaska Airlines planes have turbo-jet engines?", "And"),
+    # below the refusal threshold, but the program joins both entities the question names
+    ("starwars", "Which humans are from Tatooine?", "And"),
+    ("flights", "Which is older, N722TW or N785SW?", "ArgMin"),
     # the humans, not their heights: no query of the attribute just filtered by
     ("starwars", "Which humans are taller than 190 centimetres?", "FilterNum"),
     ("starwars", "What is the homeworld of Luke_Skywalker?", "Relate"),
