@@ -42,6 +42,9 @@ CASES = [
     # below the refusal threshold, but the program joins both entities the question names
     ("starwars", "Which humans are from Tatooine?", "And"),
     ("flights", "Which is older, N722TW or N785SW?", "ArgMin"),
+    # a qualifier's value only where the question says the qualifier ("uncertain")
+    ("isotopes", "How uncertain is the natural abundance of lithium-6?", "QueryAttrQualifier"),
+    ("isotopes", "How much does one atom of iron-56 weigh, in daltons?", "QueryAttr"),
     # the humans, not their heights: no query of the attribute just filtered by
     ("starwars", "Which humans are taller than 190 centimetres?", "FilterNum"),
     ("starwars", "What is the homeworld of Luke_Skywalker?", "Relate"),

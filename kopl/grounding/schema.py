@@ -32,6 +32,7 @@ class KBProfile:
         self.kb = kb
         self._ends: dict[tuple[str, str], tuple[Concepts, Concepts]] = {}
         self._units: dict[tuple[str, bool], str | None] = {}
+        self._spans: dict[tuple[str, bool], tuple[float, float] | None] = {}
 
     def concepts(self, nodes) -> Concepts:
         """The concepts the nodes are direct instances of."""
@@ -91,9 +92,12 @@ class KBProfile:
 
     def span(self, key: str, qualifier: bool = False) -> tuple[float, float] | None:
         """The least and greatest of the key's bare-number quantities (no unit), or None."""
-        numbers = [float(v.value) for v in self._values(key, qualifier)
-                   if v.type == QUANTITY and v.unit in ("", "1")]
-        return (min(numbers), max(numbers)) if numbers else None
+        cache_key = (key, qualifier)
+        if cache_key not in self._spans:
+            numbers = [float(v.value) for v in self._values(key, qualifier)
+                       if v.type == QUANTITY and v.unit in ("", "1")]
+            self._spans[cache_key] = (min(numbers), max(numbers)) if numbers else None
+        return self._spans[cache_key]
 
     def _values(self, key: str, qualifier: bool):
         kb = self.kb

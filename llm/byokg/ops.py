@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from koplc.kopl.exploration.readings import words
+from koplc.kopl.grounding.schema import KBProfile
 from koplc.kopl.ir import (
     And,
     ArgMax,
@@ -123,15 +124,9 @@ def _key_facts(kb) -> dict[str, tuple[str, str, frozenset[str]]]:
 
 
 @lru_cache(maxsize=8)
-def _bare_spans(kb) -> dict[str, tuple[float, float]]:
-    """Per attribute key with bare-number quantities (no unit): their least and greatest."""
-    spans: dict[str, tuple[float, float]] = {}
-    for key, by_node in kb.attr_index.items():
-        numbers = [float(value.value) for facts in by_node.values() for name, value, _ in facts
-                   if name == key and value.type == "quantity" and value.unit in ("", "1")]
-        if numbers:
-            spans[key] = (min(numbers), max(numbers))
-    return spans
+def _profile(kb) -> KBProfile:
+    """The KB's key profile (units, the span of bare numbers), once per KB."""
+    return KBProfile(kb)
 
 
 def _facts_of(kb, key: str, values) -> tuple[str, str, frozenset[str]]:
@@ -164,12 +159,48 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
         # key or unit ("how many engines does N854NW have"): that value, not a count, unless
         # the question states a number, which constrains what it counts ("have four engines")
         candidates = [c for c in candidates if node_of(c).op != "Count"]
+    candidates = _qualifier_said_or_not(cue.text, candidates, node_of)
     wanted = [op.__name__ for op in ops_of("verify")] if cue.yes_no else (
         ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least else (
             ("SelectBetween", *_PICKS) if cue.more or cue.less else (
                 _PICKS if cue.earlier or cue.later else ())))
     kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
     return kept or candidates
+
+
+def _qualifier_said_or_not(text: str, candidates: list, node_of) -> list:
+    """Of an attribute's value and a qualifier's value of the same attribute, both answering,
+    the one the question asks for: the qualifier's when it says the qualifier's name ("how
+    uncertain is the natural abundance of lithium-6"), else the attribute's ("how much does an
+    atom of iron-56 weigh" asks no uncertainty)."""
+    def attribute(node: Node) -> tuple[str, str]:
+        return node.input.model_dump_json(), node.key
+
+    nodes = [node_of(c) for c in candidates]
+    plain = {attribute(n) for n in nodes if n.op == "QueryAttr"}
+    qualified = [(n, says_word(text, n.qkey)) for n in nodes
+                 if n.op == "QueryAttrQualifier" and attribute(n) in plain]
+    unsaid = {id(n) for n, said in qualified if not said}
+    asked = {attribute(n) for n, said in qualified if said}
+    kept = [c for c, n in zip(candidates, nodes, strict=True) if id(n) not in unsaid
+            and not (n.op == "QueryAttr" and attribute(n) in asked)]
+    return kept or candidates
+
+
+def says_word(text: str, name: str) -> bool:
+    """Whether the question (lower case) says a content word of the schema name `name`, or a
+    word of the same stem: one of the two begins with the other, six letters or more
+    ("uncertain" for "uncertainty").
+
+    >>> says_word("how uncertain is the abundance of ent?", "uncertainty")
+    True
+    >>> says_word("how much does ent weigh?", "uncertainty")
+    False
+    """
+    said = re.findall(r"[a-z]+", text)
+    wanted = [w for w in words(name).lower().split() if len(w) > 2]
+    return any(t == w or (min(len(t), len(w)) >= 6 and (t.startswith(w) or w.startswith(t)))
+               for w in wanted for t in said)
 
 
 def _time_or_amount(node: Node, kb) -> bool:
@@ -260,9 +291,8 @@ def _op(family: str, key_type: str) -> type[Node]:
 
 def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
     """The attribute filters of `node` whose values the question states (`_stated`)."""
-    spans = _bare_spans(kb)
     for key, (kind, unit, strings) in sorted(_key_facts(kb).items()):
-        for value, comparator in _stated(kind, unit, strings, cue, spans.get(key)):
+        for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key)):
             if kind == "string":
                 yield FilterStr(input=node, key=key, value=value)
             else:
@@ -285,10 +315,9 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
                 for pick in _time_picks(cue):
                     yield QueryName(input=pick(input=node, key=key))
     if cue.yes_no:
-        spans = _bare_spans(kb)
         for key, (kind, unit, strings) in sorted(facts.items()):
             attr = QueryAttr(input=node, key=key)
-            for value, comparator in _stated(kind, unit, strings, cue, spans.get(key)):
+            for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key)):
                 if kind == "string":
                     yield VerifyStr(input=attr, value=value)
                 else:
