@@ -60,7 +60,8 @@ _PICKS = frozenset({"SelectBetween", "SelectAmong", "ArgMax", "ArgMin"})
 
 
 def _picks(root: Node) -> bool:
-    return root.op in _PICKS or (root.op == "QueryName" and root.input.op in _PICKS)
+    picked = getattr(root, "input", None) if root.op == "QueryName" else root
+    return picked is not None and picked.op in _PICKS
 
 
 def says_nothing(node: Node, answers: Sequence[str]) -> str | None:
