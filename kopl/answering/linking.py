@@ -77,12 +77,12 @@ def links(linked: Linked) -> bool:
 
 
 def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float],
-                   kb=None) -> Compiled | None:
-    """The failed Compiled of a question that names nothing of the KB, or (with `kb`) that asks
-    for a property of an entity that `kb` names nothing like (koplc.kopl.answering.unheld);
-    else None."""
+                   kb) -> Compiled | None:
+    """The failed Compiled of a question that names nothing of `kb`, or that asks for a
+    property of an entity that `kb` names nothing like (koplc.kopl.answering.unheld); else
+    None."""
     if links(linked):
-        asked = unheld(kb, linked.masked()) if kb is not None else None
+        asked = unheld(kb, linked.masked())
         if asked is None:
             return None
         return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),

@@ -61,16 +61,24 @@ def unheld(kb, masked: str, least: float = UNHELD) -> str | None:
     asked = asked_property(masked)
     if asked is None:
         return None
-    said = {words(n).lower() for n in schema_names(kb)}
-    names = tuple(sorted(said | {k for kin in schema_relatives(kb).values() for k in kin}
-                         | {form for phrase in said for w in phrase.split()
-                            for form in _verb_forms(w)}))
+    names = _phrases(kb)
     if not names:
         return None
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
     nearest = float((_vectors(names) @ embedder.encode_queries([asked])[0]).max())
     return asked if nearest < least else None
+
+
+@lru_cache(maxsize=4)
+def _phrases(kb) -> tuple[str, ...]:
+    """The phrases a property is compared with, once per KB (not per question: the relatives
+    come from a cache file): the schema's names as words, their words' verbs and agent nouns,
+    and their WordNet relatives."""
+    said = {words(n).lower() for n in schema_names(kb)}
+    return tuple(sorted(said | {k for kin in schema_relatives(kb).values() for k in kin}
+                        | {form for phrase in said for w in phrase.split()
+                           for form in _verb_forms(w)}))
 
 
 def _verb_forms(word: str) -> tuple[str, ...]:
