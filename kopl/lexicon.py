@@ -88,6 +88,14 @@ WH_ANSWER_TYPES = {"who": "person", "whom": "person", "whose": "person", "when":
                    "where": "place"}
 """The type of answer the other question words ask for, in words."""
 
+WH_SORTS = {"person": frozenset({"person.n.01", "social_group.n.01"}),
+            "place": frozenset({"location.n.01", "natural_object.n.01", "structure.n.01",
+                                "facility.n.01"}),
+            "year date": frozenset({"time_period.n.01", "time_unit.n.01"})}
+"""The WordNet noun senses whose kinds `WH_ANSWER_TYPES` asks for: who asks for a person or a
+social group (a company, a team; not a species), where for a location, a natural object (a
+river, a planet), a building or a facility (an airport), when for a time period or unit."""
+
 RELATEDNESS = ("related", "relation", "relationship", "connected")
 """Words that ask how two things are related."""
 

@@ -103,3 +103,34 @@ def schema_relatives(kb) -> Mapping[str, tuple[str, ...]]:
             json.dump(found, out)
         os.replace(aside, path)
     return found
+
+
+@lru_cache(maxsize=4096)
+def sort_share(noun: str, kinds: frozenset[str]) -> float | None:
+    """How much of `noun` (a phrase, read before any "of": its last word WordNet knows as a
+    noun, in the singular)
+    is of one of the `kinds` (WordNet senses, "person.n.01"): the share of its senses that are
+    one or fall under one, each weighted by WordNet's count of the word in that sense plus one;
+    None when WordNet knows no such word (or is not installed).
+
+    >>> people = frozenset({"person.n.01", "social_group.n.01"})
+    >>> sort_share("manufacturers", people), sort_share("aircraft", people)
+    (1.0, 0.0)
+    """
+    from koplc.kopl.lexicon import singular
+
+    wordnet = _wordnet()
+    if wordnet is None:
+        return None
+    head = noun.lower().split(" of ")[0]  # "year of discovery": a year
+    for word in reversed(head.split()):
+        lemma = singular(word)
+        senses = wordnet.synsets(lemma, pos="n")
+        if not senses:
+            continue
+        weights = [1 + sum(x.count() for x in s.lemmas() if x.name().lower() == lemma)
+                   for s in senses]
+        held = sum(w for s, w in zip(senses, weights, strict=True)
+                   if any(h.name() in kinds for path in s.hypernym_paths() for h in path))
+        return held / sum(weights)
+    return None

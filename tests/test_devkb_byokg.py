@@ -59,6 +59,11 @@ CASES = [
     ("starwars", "Which droid is the tallest?", "SelectAmong"),
     # the makers counted once each, not once a plane (the engine's Relate keeps one a fact)
     ("flights", "How many different manufacturers built Delta's planes?", "FilterConcept"),
+    # "who" asks for a person or a company (WordNet: manufacturers are), not the planes
+    ("flights", "Who built the planes that ExpressJet flies?", "Relate"),
+    # "where" asks for a place (WordNet: a planet is a natural object), not the characters
+    ("starwars", "Where are the Gungans from?", "Relate"),
+    ("starwars", "Where do the members of Chewbacca's species come from?", "Relate"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [

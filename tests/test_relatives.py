@@ -83,3 +83,24 @@ def test_the_search_reads_relatives_of_the_schemas_words(tmp_path, user_cache, m
     monkeypatch.setattr(reasoner, "schema_relatives", lambda kb: {})
     without = answers()
     assert sum(got == a for got, (_, a) in zip(without, ASKED, strict=True)) < len(ASKED) / 2
+
+
+@pytest.mark.parametrize(("noun", "asked", "least", "most"), [
+    ("manufacturers", "person", 0.9, 1.0),  # a business: a social group
+    ("aircraft", "person", 0.0, 0.0),
+    ("species", "person", 0.0, 0.1),  # a taxonomic group, not a social one
+    ("planets", "place", 0.9, 1.0),  # a natural object
+    ("cities", "place", 0.9, 1.0),
+    ("year of discovery", "year date", 0.9, 1.0),  # read before "of": a year
+])
+def test_a_nouns_share_of_the_kind_a_wh_word_asks_for(noun, asked, least, most):
+    from koplc.kopl.lexicon import WH_SORTS
+
+    share = relatives.sort_share(noun, WH_SORTS[asked])
+    assert share is not None and least <= share <= most
+
+
+def test_a_noun_wordnet_lacks_has_no_share():
+    from koplc.kopl.lexicon import WH_SORTS
+
+    assert relatives.sort_share("nuclide", WH_SORTS["person"]) is None

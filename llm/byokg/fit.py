@@ -28,12 +28,14 @@ from koplc.kopl.lexicon import (
     HAVE,
     NO_EXTRA,
     WH_ANSWER_TYPES,
+    WH_SORTS,
     WHAT,
     ExtraWords,
     agent_noun,
     asks_how_many,
     base_form,
 )
+from koplc.kopl.relatives import sort_share
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
 
@@ -118,6 +120,17 @@ def answer_type(node: Node, noun) -> str | None:
         return None
     return noun(node.input) or (words(node.input.relation) if node.input.op == "Relate"
                                 else None)
+
+
+def type_match(asked: str, returned: str, vectors) -> float:
+    """How well what a program returns matches what the question asks for: the MiniLM cosine
+    of the two (`vectors` gives unit rows), or, when a wh-word asks ("who": a person or group),
+    the share of the returned noun's WordNet senses of that sort where it is larger (MiniLM
+    puts "manufacturers" no nearer to "person" than "aircraft")."""
+    pair = vectors([asked, returned])
+    cosine = float(pair[0] @ pair[1])
+    share = sort_share(returned, WH_SORTS[asked]) if asked in WH_SORTS else None
+    return cosine if share is None else max(cosine, share)
 
 
 def senses(word: str, extra: ExtraWords = NO_EXTRA) -> list[str]:

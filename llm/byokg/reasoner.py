@@ -315,8 +315,7 @@ class Reasoner:
             if question.type == "number" and self._measures(node):
                 returned = "number"  # "how many engines": a quantity's value is a number
             if opts.type_weight and question.type and returned:
-                pair = encode([question.type, returned])
-                score += opts.type_weight * float(pair[0] @ pair[1])
+                score += opts.type_weight * fit.type_match(question.type, returned, encode)
             scores.append(score)
         return scores
 
