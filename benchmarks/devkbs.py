@@ -4,6 +4,7 @@ accuracy by question kind, and seconds per question.
     .venv/bin/python benchmarks/devkbs.py --frontend byokg --half tune
     .venv/bin/python benchmarks/devkbs.py --frontend llm --half report --kbs starwars flights
     .venv/bin/python benchmarks/devkbs.py --frontend llm --half report --response-cache off
+    .venv/bin/python benchmarks/devkbs.py --frontend agent --agent-k 1 --half tune
 
 Each KB's questions carry `half` ("tune" or "report"): constants are set on tune halves only,
 and notes report report halves. Writes build/devkbs/<frontend>-<half>/<kb>/ (koplc eval's
@@ -72,9 +73,16 @@ def main() -> None:
     parser.add_argument("--kbs", nargs="+", choices=sorted(KBS), default=list(KBS))
     parser.add_argument("--response-cache", help="the LM's response cache (off: every "
                         "question generates, as a new question does; default: the user cache)")
+    parser.add_argument("--agent-k", type=int, help="the agent's candidate actions a round "
+                        "(1: greedy; default: the agent's own)")
     args = parser.parse_args()
     out = ROOT / "build" / "devkbs" / f"{args.frontend}-{args.half}"
     settings = {"response_cache": args.response_cache} if args.response_cache else {}
+    if args.agent_k:
+        from koplc.llm.agent.frontend import AgentSettings
+        from koplc.llm.agent.loop import AgentOptions
+
+        settings["options"] = AgentSettings(loop=AgentOptions(k=args.agent_k))
     reports = {kb: run(kb, args.frontend, args.half, out, **settings) for kb in args.kbs}
     text = table(reports)
     (out / "table.md").write_text(text + "\n", encoding="utf-8")

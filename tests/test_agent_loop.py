@@ -170,3 +170,20 @@ def test_a_plan_that_finds_nothing_gives_way_to_the_nearest_demonstrations(kb):
     assert agent._answers(run, run.dialog.plan)
     assert not agent._answers(run, "Relate(member of sports team, backward), QueryName()")
     assert agent._answers(run, "Relate(child, forward), QueryName()")
+
+
+@pytest.mark.model
+def test_a_plan_over_two_entities_lists_its_finds_and_leads_from_the_first(kb):
+    """A plan over two entities lists its Finds and leads from the first step, while the
+    dialog keeps to it; the steps of the second entity's set run on their own."""
+    tools = Tools(kb)
+    program = "Find(LeBron James)\nFind(LeBron James Jr.)\nSelectBetween(height, greater)"
+    dialog = replay("Who is taller, LeBron James or LeBron James Jr.?", program, tools)
+    assert dialog.plan == ("Find(LeBron James), Find(LeBron James Jr.), "
+                           "SelectBetween(height, greater)")
+    assert Dialog(dialog.question, [], dialog.plan).planned().text == "Find(LeBron James)"
+    finds = [t for t in dialog.turns if t.action.startswith("Find")]
+    assert [t.ok for t in finds] == [True, True]
+    assert Dialog(dialog.question, finds[:1], dialog.plan).planned().text == \
+        "Find(LeBron James Jr.)"
+    assert Dialog(dialog.question, finds[1:], dialog.plan).planned() is None  # its own way

@@ -100,3 +100,12 @@ def test_output_is_limited(kb):
     seen = Tools(kb, limit=2).call("ExecuteKoPL", "FindAll()")
     assert seen.text.splitlines()[-1].startswith("... ") and len(seen.text.splitlines()) == 4
     assert len(tools_module.listing(["x" * 5000], 1)) < tools_module.MAX_CHARS + 20
+
+
+@pytest.mark.parametrize("backend", ["native", "oxigraph"])
+def test_programs_run_across_units_when_the_tools_convert(kb, backend):
+    from koplc.kopl.execution.executor import CONVERTING
+
+    program = 'VerifyNum(QueryAttr(Find("LeBron James"), "height"), "2 metre", ">")'
+    assert Tools(kb, backend=backend, options=CONVERTING).execute_kopl(program).text == "yes"
+    assert Tools(kb, backend=backend).execute_kopl(program).text != "yes"  # same unit only

@@ -104,7 +104,7 @@ class Dialog:
 
     question: str
     turns: list[Turn] = field(default_factory=list)
-    plan: str = ""  # the KoPL steps after the Finds, as the LM planned them before the turns
+    plan: str = ""  # the steps after the Finds (all, over several entities), as the LM planned
     plan_by: str = ""  # "model", or "demonstration" when the model's plan failed its check
 
     def text(self) -> str:
@@ -146,9 +146,15 @@ class Dialog:
                    str(data.get("plan") or ""), str(data.get("plan_by") or ""))
 
     def planned(self) -> Action | None:
-        """The plan's next step: the first not yet taken, counting the steps after the Finds
-        (None before the first Find, or when the plan has no step left)."""
+        """The plan's next step: counting the steps after the Finds (None before the first
+        Find); or, in a plan that lists its starts (the Finds over several entities, or a
+        FindAll), its next step from the first, while the steps taken are the plan's own so
+        far. None when no step is left."""
         steps, items = self.steps(), plan_steps(self.plan)
+        if any(a.tool in ("Find", "FindAll") for a in items):
+            if [a.text for a in items[:len(steps)]] != steps:
+                return None  # the dialog went its own way
+            return items[len(steps)] if len(steps) < len(items) else None
         done = [s for s in steps if not s.startswith("Find(")]
         return items[len(done)] if steps and len(done) < len(items) else None
 
@@ -214,13 +220,19 @@ def plan_steps(plan: str) -> list[Action]:
 
 
 def plan_of(actions: list[Action]) -> str:
-    """The plan of a dialog: the steps after the Finds, in order (a small LM keeps to the hops
-    a question needs by following its own plan, written before the first turn).
+    """The plan of a dialog: its steps after the Finds, in order (a small LM keeps to the hops
+    a question needs by following its own plan, written before the first turn); over several
+    entities, every step, the Finds too (the steps need the second entity where they say).
 
     >>> plan_of([parse_action("Find(Typee)"), parse_action("Relate(written_by, forward)"),
     ...          parse_action("QueryName()")])
     'Relate(written_by, forward), QueryName()'
+    >>> plan_of([parse_action("Find(Yoda)"), parse_action("Find(Darth Vader)"),
+    ...          parse_action("SelectBetween(height, greater)")])
+    'Find(Yoda), Find(Darth Vader), SelectBetween(height, greater)'
     """
+    if sum(a.tool == "Find" for a in actions) > 1:
+        return ", ".join(a.text for a in actions)
     return ", ".join(a.text for a in actions if a.tool != "Find")
 
 
@@ -245,4 +257,24 @@ def run_action(action: Action, steps: list[str], tools):
         return tools.call("SearchGraphPatterns", steps_of("\n".join(steps)), action.argument)
     if action.tool == "ExecuteSPARQL":
         return tools.call("ExecuteSPARQL", action.argument)
-    return tools.call("ExecuteKoPL", steps_of("\n".join([*steps, action.text])))
+    return tools.call("ExecuteKoPL", steps_of("\n".join(last_set([*steps, action.text]))))
+
+
+def last_set(steps: list[str]) -> list[str]:
+    """The steps that build the last set of `steps`: all of them, or, while a second entity's
+    steps are under way (their sets not yet joined), that entity's own from its Find.
+
+    >>> last_set(["Find(Yoda)", "Find(Darth Vader)"])
+    ['Find(Darth Vader)']
+    >>> last_set(["Find(Yoda)", "Find(Darth Vader)", "SelectBetween(height, greater)"])
+    ['Find(Yoda)', 'Find(Darth Vader)', 'SelectBetween(height, greater)']
+    """
+    starts: list[int] = []  # the first step of each set on the stack
+    for i, step in enumerate(steps):
+        action = parse_action(step)
+        info = lookup(action.tool) if action is not None else None
+        if info is None:
+            return steps  # the tool says what is wrong with it
+        taken = [starts.pop() for _ in range(min(info.arity, len(starts)))]
+        starts.append(min(taken, default=i))
+    return steps[starts[-1]:] if len(starts) > 1 else steps

@@ -10,6 +10,7 @@ from koplc.kopl.answering.linking import link_question, nothing_linked
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import StageFailure, checked, parse_program, timed
 from koplc.kopl.errors import KoplcError
+from koplc.kopl.execution.executor import CONVERTING
 from koplc.kopl.execution.judge import says_nothing
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun
@@ -36,16 +37,22 @@ class AgentFrontEnd:
 
     name = "agent"
     ranking = "the answers of the program the dialog wrote, sorted by name"
+    execution = CONVERTING  # what its answers mean: quantities compare in any unit
 
     def __init__(self, lm, settings: AgentSettings | None = None):
         self.lm, self.settings = lm, settings or AgentSettings()
         self.held = PerKB(self._build)
 
     def _build(self, kb) -> Agent:
-        tools = Tools(kb, backend=self.settings.backend)
+        tools = Tools(kb, backend=self.settings.backend, options=self.execution)
         demos = self.settings.demos if self.settings.demos is not None else self._pool(kb)
         memory = DialogMemory.from_demos(tools, demos, self.settings.saved)
-        return Agent(tools, self.lm, memory, self.settings.loop)
+        # Without questions people wrote, the BYOKG search's near-best programs on the
+        # question's own entities are the nearest demonstrations (as the llm front end's
+        # demos="auto"): an explored pool's nearest question mostly asks something else.
+        curated = any(not d.explored for d in demos)
+        return Agent(tools, self.lm, memory, self.settings.loop,
+                     searcher=None if curated else searcher_of(kb))
 
     def agent(self, kb) -> Agent:
         """The Agent of `kb`, kept for the last KB asked about."""
@@ -71,6 +78,20 @@ class AgentFrontEnd:
             return failed
         compiled = compiled_of(agent.start(question).run())
         return replace(compiled, seconds={**seconds, **compiled.seconds})
+
+
+def searcher_of(kb):
+    """A function of a linked question and n: at most n of the BYOKG search's programs that fit
+    it best, as demonstrations on its own entities (the best last)."""
+    from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
+
+    reasoner = Reasoner(kb, None, [], ByokgOptions(demos="none"))
+
+    def searched(linked, n: int) -> list[Demo]:
+        found = reasoner.search(linked, "")
+        return reasoner.demonstrations(linked, found, n) if found else []
+
+    return searched
 
 
 def compiled_of(run: AgentRun) -> Compiled:

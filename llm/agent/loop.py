@@ -1,5 +1,6 @@
-"""The agent loop. Before the first turn the LM writes a plan (the KoPL steps after the Finds),
-checked on the KB; once the entity set exists, the plan's next step is taken while it answers.
+"""The agent loop. Before the first turn the LM writes a plan (the KoPL steps after the Finds;
+every step, Finds too, over several entities), checked on the KB; once the entity set exists,
+the plan's next step is taken while it answers.
 Otherwise each round the LM writes k candidate Thought/Action turns (sampled, or one greedy),
 the actions are voted on, and the most frequent one that runs without an error and was not
 taken from the same state before is taken. When none does, the actions the dialog's state
@@ -133,15 +134,21 @@ class AgentRun:
 class Agent:
     """The agent of one KB: its tools, its LM, its demonstrations."""
 
-    def __init__(self, tools, lm, memory: DialogMemory, options: AgentOptions | None = None):
+    def __init__(self, tools, lm, memory: DialogMemory, options: AgentOptions | None = None,
+                 searcher=None):
         self.tools, self.lm, self.memory = tools, lm, memory
         self.options = options or AgentOptions()
+        self.searcher = searcher  # (linked, n) -> the search's demonstrations, best last
 
     def start(self, question: str) -> AgentRun:
         question = question.strip()
         linked = link_question(question, self.tools.kb)
         masked = linked.masked()
-        demos = self.memory.nearest(masked, self.options.demos)
+        n = self.options.demos
+        demos = self.memory.nearest(masked, n)
+        if self.searcher is not None:  # the search's programs nearest the question
+            shown = self.memory.of_demos(self.searcher(linked, n))
+            demos = (demos + shown)[-n:] if shown else demos
         run = AgentRun(self, question, Dialog(question), masked, tuple(linked.entities), demos)
         run.dialog.plan, run.dialog.plan_by = self.plan(run)
         return run
@@ -159,15 +166,18 @@ class Agent:
                                  hints=hints)
         written = [p for p, _ in Counter(t.strip() for t in texts if t.strip()).most_common()]
         shown = [self.memory.dialog(e).plan for e in reversed(run.demos)]  # nearest first
+        searched = {self.memory.dialog(e).plan for e in run.demos if e.source == "searched"}
         for plan in dict.fromkeys([*written, *shown]):
-            if self._answers(run, plan):
+            if self._answers(run, plan, ranked=plan in searched):
                 return plan, "model" if plan in written else "demonstration"
         return "", ""  # no plan: the turns alone decide
 
-    def _answers(self, run: AgentRun, plan: str) -> bool:
-        """Whether `plan` run from the question's entity answers something on the KB (a plan
-        that needs other starts than one entity passes unchecked; one that starts from every
-        entity fails when the question names one)."""
+    def _answers(self, run: AgentRun, plan: str, ranked: bool = False) -> bool:
+        """Whether `plan` run from the question's entity, or as it stands when it lists its
+        Finds, answers something on the KB (a plan that needs other starts than one entity
+        passes unchecked; one that starts from every entity fails when the question names
+        one). A plan the search `ranked` for the question need not start with a hop the
+        pattern search lists first."""
         items = [a.text for a in plan_steps(plan)]
         if not items:
             return False
@@ -175,9 +185,13 @@ class Agent:
             if run.entities:
                 return False
             steps = items
+        elif any(item.startswith("Find(") for item in items):  # a plan over several entities
+            if items[-1].startswith("Find("):
+                return False  # cut short
+            steps = items
         elif len(run.entities) == 1:
             steps = [f"Find({run.entities[0]})", *items]
-            if not self._near_question(run, steps[0], items[0]):
+            if not ranked and not self._near_question(run, steps[0], items[0]):
                 return False
         else:
             return True
@@ -314,12 +328,14 @@ def _empty(turn: Turn) -> bool:
 def _new(run: AgentRun, text: str) -> bool:
     """Whether `text` is an action worth running now: not one the dialog took (Done only once
     a step has asked for answers), and a Find only of an entity the question names (when it
-    names any: a small LM copies the demonstrations' entities), and no query right after a Find
-    or FindAll (the named entity itself, or every entity)."""
+    names any: a small LM copies the demonstrations' entities) and not found yet, and no query
+    right after a Find or FindAll (the named entity itself, or every entity)."""
     action = parse_action(text)
     if action is not None and action.tool == "Find" and run.entities and \
             action.args[:1] != [] and action.args[0] not in run.entities:
         return False
+    if action is not None and action.tool == "Find" and text in run.steps:
+        return False  # an entity's set is built once
     if action is not None and action.tool in ("Count", "QueryName") and run.steps and \
             getattr(parse_action(run.steps[-1]), "tool", None) in ("FindAll", "Find"):
         return False  # the question's own entity, or every entity, is never the answer

@@ -28,7 +28,7 @@ class Entry:
     question: str
     program: str | None = None
     dialog: Dialog | None = None
-    source: str = "pool"  # "pool" or "saved"
+    source: str = "pool"  # "pool", "saved", or "searched" (one question's, not kept)
 
 
 class DialogMemory:
@@ -56,6 +56,12 @@ class DialogMemory:
         """A memory of few-shot `Demo`s (question, entities, steps, template)."""
         return cls(tools, [(d.question, d.entities, d.program, d.template or d.question)
                            for d in demos], saved)
+
+    @staticmethod
+    def of_demos(demos) -> list[Entry]:
+        """Entries of `demos` shown for one question only (kept out of the memory)."""
+        return [Entry(d.question, tuple(d.entities), d.question, d.program, source="searched")
+                for d in demos]
 
     def _add_saved(self, dialog: Dialog) -> Entry:
         linked = link_question(dialog.question, self.tools.kb)

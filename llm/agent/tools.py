@@ -68,7 +68,9 @@ class Tools:
     """
 
     def __init__(self, kb, indexes=None, *, backend: str = "native", store=None,
-                 encoding: str = "kqapro", timeout: float = 10.0, limit: int = 10):
+                 encoding: str = "kqapro", timeout: float = 10.0, limit: int = 10,
+                 options=None):
+        from koplc.kopl.execution.executor import DEFAULT
         from koplc.kopl.grounding.index.kb_indexes import Indexes
 
         if backend not in ("native", "oxigraph", "endpoint"):
@@ -77,7 +79,8 @@ class Tools:
         self.kb, self.backend, self.encoding = kb, backend, encoding
         self.indexes = indexes or Indexes.for_kb(kb, kb.source or None)
         self.timeout, self.limit = timeout, limit
-        self._store = store
+        self.options = options or DEFAULT  # how programs run (CONVERTING: across units)
+        self._store, self._units = store, None
 
     # The calls, each behind the timeout and the error net.
 
@@ -240,11 +243,15 @@ class Tools:
         if self.backend == "native":
             from koplc.kopl.execution.executor import execute
 
-            return execute(program, self.kb)
+            return execute(program, self.kb, self.options)
+        from koplc.sparql_backend.encodings import encoding_named
         from koplc.sparql_backend.lower import lower
-        from koplc.sparql_backend.results import run_lowered
+        from koplc.sparql_backend.results import run_lowered, units_in
 
-        return run_lowered(lower(program, self.encoding), self.store)
+        if self.options.unit_conversion and self._units is None:  # once: a query each
+            self._units = units_in(self.store, encoding_named(self.encoding))
+        return run_lowered(lower(program, self.encoding, self.options, self._units),
+                           self.store)
 
     def _run_select(self, query: str) -> list[dict]:
         require_read_only(query)
