@@ -88,7 +88,7 @@ WH_ANSWER_TYPES = {"who": "person", "whom": "person", "whose": "person", "when":
                    "where": "place"}
 """The type of answer the other question words ask for, in words."""
 
-WH_SORTS = {"person": frozenset({"person.n.01", "social_group.n.01"}),
+WH_KINDS = {"person": frozenset({"person.n.01", "social_group.n.01"}),
             "place": frozenset({"location.n.01", "natural_object.n.01", "structure.n.01",
                                 "facility.n.01"}),
             "year date": frozenset({"time_period.n.01", "time_unit.n.01"})}

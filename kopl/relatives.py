@@ -106,15 +106,14 @@ def schema_relatives(kb) -> Mapping[str, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=4096)
-def sort_share(noun: str, kinds: frozenset[str]) -> float | None:
-    """How much of `noun` (a phrase, read before any "of": its last word WordNet knows as a
-    noun, in the singular)
-    is of one of the `kinds` (WordNet senses, "person.n.01"): the share of its senses that are
-    one or fall under one, each weighted by WordNet's count of the word in that sense plus one;
-    None when WordNet knows no such word (or is not installed).
+def kind_share(noun: str, kinds: frozenset[str]) -> float | None:
+    """How much of `noun` is of one of the `kinds` (WordNet senses, "person.n.01"): the share
+    of its senses that are one or fall under one, each weighted by WordNet's count of the word
+    in that sense plus one. The noun is its phrase's last word WordNet knows as a noun, in the
+    singular, before any "of". None when WordNet knows no such word (or is not installed).
 
     >>> people = frozenset({"person.n.01", "social_group.n.01"})
-    >>> sort_share("manufacturers", people), sort_share("aircraft", people)
+    >>> kind_share("manufacturers", people), kind_share("aircraft", people)
     (1.0, 0.0)
     """
     from koplc.kopl.lexicon import singular

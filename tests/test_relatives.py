@@ -94,13 +94,13 @@ def test_the_search_reads_relatives_of_the_schemas_words(tmp_path, user_cache, m
     ("year of discovery", "year date", 0.9, 1.0),  # read before "of": a year
 ])
 def test_a_nouns_share_of_the_kind_a_wh_word_asks_for(noun, asked, least, most):
-    from koplc.kopl.lexicon import WH_SORTS
+    from koplc.kopl.lexicon import WH_KINDS
 
-    share = relatives.sort_share(noun, WH_SORTS[asked])
+    share = relatives.kind_share(noun, WH_KINDS[asked])
     assert share is not None and least <= share <= most
 
 
 def test_a_noun_wordnet_lacks_has_no_share():
-    from koplc.kopl.lexicon import WH_SORTS
+    from koplc.kopl.lexicon import WH_KINDS
 
-    assert relatives.sort_share("nuclide", WH_SORTS["person"]) is None
+    assert relatives.kind_share("nuclide", WH_KINDS["person"]) is None

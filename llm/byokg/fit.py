@@ -8,7 +8,8 @@ two readings agree. Word-level terms join it:
   precision;
 - answer type: what the question asks for ("who" → a person, "what year" → year, "which
   rivers" → rivers) against what the program returns (its answer's concept, else the last
-  relation's or attribute's name);
+  relation's or attribute's name), by MiniLM cosine, and for who, where and when also by the
+  WordNet kinds of the returned noun;
 - order: whether the question says the matched words in the reading's order.
 The rules read English question words (`koplc.kopl.lexicon`) only, never a dataset's templates;
 a dataset's near synonyms come in as `extra` where the KB is that dataset's."""
@@ -28,14 +29,14 @@ from koplc.kopl.lexicon import (
     HAVE,
     NO_EXTRA,
     WH_ANSWER_TYPES,
-    WH_SORTS,
+    WH_KINDS,
     WHAT,
     ExtraWords,
     agent_noun,
     asks_how_many,
     base_form,
 )
-from koplc.kopl.relatives import sort_share
+from koplc.kopl.relatives import kind_share
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
 
@@ -125,11 +126,11 @@ def answer_type(node: Node, noun) -> str | None:
 def type_match(asked: str, returned: str, vectors) -> float:
     """How well what a program returns matches what the question asks for: the MiniLM cosine
     of the two (`vectors` gives unit rows), or, when a wh-word asks ("who": a person or group),
-    the share of the returned noun's WordNet senses of that sort where it is larger (MiniLM
+    the share of the returned noun's WordNet senses of that kind where it is larger (MiniLM
     puts "manufacturers" no nearer to "person" than "aircraft")."""
     pair = vectors([asked, returned])
     cosine = float(pair[0] @ pair[1])
-    share = sort_share(returned, WH_SORTS[asked]) if asked in WH_SORTS else None
+    share = kind_share(returned, WH_KINDS[asked]) if asked in WH_KINDS else None
     return cosine if share is None else max(cosine, share)
 
 
