@@ -472,6 +472,17 @@ class TimeConstraint(Node):
     time: Annotated[Text, ArgKind.TIME]
 
 
+class Exists(Node):
+    """Whether the input entity set holds any entity: yes or no ("is Han Solo from Tatooine":
+    do Han Solo's homeworlds and Tatooine meet)."""
+
+    op: Literal["Exists"] = "Exists"
+    output = Type.BOOLEAN
+    family = "exists"
+    extension = True
+    input: Annotated[AnyNode, Type.ENTITIES]
+
+
 OP_CLASSES: tuple[type[Node], ...] = tuple(
     cls for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, Node) and cls is not Node

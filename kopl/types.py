@@ -53,7 +53,8 @@ class ArgKind(StrEnum):
 # a family, never lists them. Ops of one family that differ only in their value kind (the Filter*,
 # QFilter* and Verify* variants) share one executor and one lowering method.
 Family = Literal["find", "concept", "filter", "qfilter", "relate", "set", "superlative",
-                 "temporal", "name", "count", "attribute", "relation", "select", "verify"]
+                 "temporal", "name", "count", "attribute", "relation", "select", "verify",
+                 "exists"]
 
 # The kind of value an op takes, read from the ArgKind of its value field: the literal kinds of
 # `koplc.kopl.values` (what `parse_literal` reads), "keyed" (a value read with its key's type in

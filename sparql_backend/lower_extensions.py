@@ -1,4 +1,4 @@
-"""Lowering of the S-expression extensions: Entity, ArgMax, ArgMin, TimeConstraint (mixed into
+"""Lowering of the extensions: Entity, ArgMax, ArgMin, TimeConstraint and Exists (mixed into
 `Lowering`), with the semantics of `koplc.kopl.execution.extensions`.
 
 ArgMax/ArgMin keep ties with a MAX/MIN subquery, as GrailQA's gold SPARQL does. The candidate
@@ -6,7 +6,8 @@ values are those of the key on the nodes the path reaches from each input entity
 rank in the majority unit (a tie between units goes to the unit that sorts first, where the
 executor takes the first one it meets), and without quantities times rank by date when all are
 dates, else by year. TimeConstraint keeps the input entities with a fact of the relation that
-holds at the time, read from its point-in-time / start / end qualifiers.
+holds at the time, read from its point-in-time / start / end qualifiers. Exists counts the
+distinct input entities and answers "yes" when there is one.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from __future__ import annotations
 from koplc.kopl.execution.extensions import END, POINT, START
 from koplc.kopl.types import Direction
 from koplc.kopl.values import DATE, TIME, Value
-from koplc.sparql_backend.patterns import NEVER, Sub, block, indent, join, select_distinct
+from koplc.sparql_backend.patterns import NEVER, Shape, Sub, block, indent, join, select_distinct
 from koplc.sparql_backend.terms import date_literal, integer, iri, string
 from koplc.sparql_backend.value_patterns import choose
 
 
 class ExtensionLowering:
-    """The visitors (`OpInfo.visitor`), `(node, var) -> Sub`, of the extension ops."""
+    """The visitors (`OpInfo.visitor`) of the extension ops: `(node, var) -> Sub` for those
+    giving entities, `(node) -> (SELECT text, Shape)` for Exists."""
 
     __slots__ = ()
 
@@ -28,6 +30,11 @@ class ExtensionLowering:
         node_iri = iri(self.e.node(node.id))
         return Sub(f"VALUES {x} {{ {node_iri} }}\n{x} {self.v.name} {self.fresh('n')} .", x,
                    (x,))
+
+    def visit_Exists(self, node):
+        inner = self.set_of(node.input, self.fresh("x")).distinct()
+        return (f"SELECT ?answer WHERE {{\n{indent(_counted(inner, '?count'))}\n"
+                f'  BIND(IF(?count > 0, "yes", "no") AS ?answer)\n}}', Shape("answer"))
 
     def visit_ArgMax(self, node, x):
         return self._arg_extreme(node, x, "MAX")

@@ -58,6 +58,7 @@ def programs(names=PLAIN_NAMES, max_leaves: int = 6) -> st.SearchStrategy[ir.Nod
         st.builds(ir.QueryAttrQualifier, input=entities, key=names, value=names, qkey=names),
         st.builds(ir.QueryRelationQualifier, left=entities, right=entities, relation=names,
                   qkey=names),
+        st.builds(ir.Exists, input=entities),
     )
     return st.one_of(answers, entities, facts)
 

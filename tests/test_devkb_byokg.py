@@ -64,6 +64,11 @@ CASES = [
     # "where" asks for a place (WordNet: a planet is a natural object), not the characters
     ("starwars", "Where are the Gungans from?", "Relate"),
     ("starwars", "Where do the members of Chewbacca's species come from?", "Relate"),
+    # a yes/no question over relations: does the set met with the other entity hold any
+    ("starwars", "Is Han Solo from Tatooine?", "Exists"),
+    ("flights", "Does Hawaiian fly to Honolulu?", "Exists"),
+    # not the plane's model (never a manufacturer in the KB): the plane's maker
+    ("flights", "Is N14228 a Boeing?", "Exists"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [

@@ -135,11 +135,20 @@ def test_inclusive_comparators_option(kb):
     ir.Entity(id="Q36159"),
     ir.ArgMax(input=PLAYERS, key="height"),
     ir.TimeConstraint(input=LEBRON, relation="drafted by", time="2003"),
+    ir.Exists(input=LEBRON),
 ])
 def test_extension_ops_option(kb, program):
     execute(program, kb)
     with pytest.raises(ExecutionError, match="koplc extension"):
         execute(program, kb, ExecOptions(extension_ops=False))
+
+
+def test_exists_says_whether_the_set_holds_an_entity(kb):
+    teams = ir.Relate(input=LEBRON, relation="member of sports team", direction=FWD)
+    for team, said in (("Cleveland Cavaliers", "yes"), ("LeBron James Jr.", "no")):
+        met = ir.Exists(input=ir.And(left=teams, right=ir.Find(name=team)))
+        assert execute(met, kb).value == said
+    assert execute(ir.Exists(input=ir.Find(name="nobody")), kb).value == "no"
 
 
 def test_entity_by_id(kb):

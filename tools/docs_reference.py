@@ -179,8 +179,8 @@ def op_reference(ops: Mapping) -> str:
 
 def _op_section(info) -> list[str]:
     doc = inspect.cleandoc(info.cls.__doc__ or "")
-    origin = ("an extension op (S-expressions need it; the official KoPL engine has no such "
-              "function)" if info.extension else "a KoPL function")
+    origin = ("an extension op (the official KoPL engine has no such function)"
+              if info.extension else "a KoPL function")
     out = [f"## {info.name}", "", doc, "", "```text", info.signature(), "```", ""]
     facts = [
         f"- **Kind:** {origin}; family `{info.family}`"

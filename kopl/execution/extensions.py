@@ -1,4 +1,5 @@
-"""The S-expression extensions of the executor: Entity, ArgMax, ArgMin, TimeConstraint.
+"""The extensions of the executor: Entity, ArgMax, ArgMin, TimeConstraint (from S-expressions)
+and Exists.
 
 The official engine has none of these (`ExecOptions.extension_ops=False` makes them raise as it
 would). Semantics:
@@ -15,6 +16,9 @@ would). Semantics:
   year if either side is a year, same day otherwise) or ``start time`` ≤ time ≤ ``end time``
   (a missing end is open; comparison by year when either side is a year). A fact with none of
   these qualifiers is timeless and holds.
+- `Exists(input)`: "yes" when the input set holds an entity, else "no": a yes/no question over
+  relations ("is Han Solo from Tatooine": `Exists(And(Relate(Find(Han Solo), homeworld,
+  forward), Find(Tatooine)))`), which KoPL's Verify ops, over attribute values, cannot ask.
 """
 
 from __future__ import annotations
@@ -65,6 +69,10 @@ class ExtensionOps:
         if hop.direction == Direction.FORWARD:
             return self.kb.out_objects.get(hop.relation, {})
         return self.kb.in_objects.get(hop.relation, {})  # the pre-check refused any other
+
+    def visit_Exists(self, node):
+        ids, _ = self._entities(node.input)
+        return "yes" if ids else "no"
 
     def visit_TimeConstraint(self, node):
         ids, _ = self._entities(node.input)

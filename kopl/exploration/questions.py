@@ -114,6 +114,19 @@ def _verify(kind: ValueKind):
     return build
 
 
+def _exists(s: Sampler, d: Draft):
+    """Whether the draft holds a named entity: one of its members, or half the time another
+    entity of a member's concepts (so that answers are not all yes)."""
+    if d.node.op == "Find" or not d.ids:
+        return None
+    member = s.rng.choice(sorted(set(d.ids)))
+    if s.rng.random() < 0.5:
+        kin = sorted({n for c in s.ancestors(member) for n in s.kb.concept_members.get(c, ())}
+                     - set(d.ids))
+        member = s.rng.choice(kin) if kin else member
+    return ir.Exists(input=ir.And(left=d.node, right=s.name_of(member)))
+
+
 ASKERS: dict[str, Callable[[Sampler, Draft], ir.Node | None]] = {
     "QueryName": _query_name, "Count": _count, "QueryAttr": _query_attr,
     "QueryAttrUnderCondition": _query_attr_under_condition,
@@ -121,4 +134,5 @@ ASKERS: dict[str, Callable[[Sampler, Draft], ir.Node | None]] = {
     "QueryRelationQualifier": _query_relation_qualifier, "SelectAmong": _select_among,
     "SelectBetween": _select_between,
     **{cls.__name__: _verify(kind) for kind, cls in VERIFIERS.items()},
+    "Exists": _exists,
 }

@@ -132,6 +132,17 @@ def _arg_extreme(word: str) -> Template:
     return read
 
 
+def _exists(node: ir.Exists, parts: dict[str, str]) -> str:
+    """'Is Tatooine the homeworld of Han Solo?' for an entity met by a set; else whether the
+    set has any member."""
+    inner = node.input
+    if isinstance(inner, ir.And) and isinstance(inner.right, ir.Find):
+        left = phrase(inner.left)
+        among = "among " if left.startswith("the entities") else ""
+        return f"Is {inner.right.name} {among}{left}?"
+    return f"Are there any of {parts['input']}?"
+
+
 READINGS: dict[str, Reading] = {
     "FindAll": Reading("the entities"),
     "Find": Reading("{name}"),
@@ -171,6 +182,7 @@ READINGS: dict[str, Reading] = {
     "ArgMax": Reading(_arg_extreme("largest")),
     "ArgMin": Reading(_arg_extreme("smallest")),
     "TimeConstraint": Reading("{input} whose {relation} holds at {time}"),
+    "Exists": Reading("there are {input}", _exists),
 }
 
 # How a root op without its own question template is asked, by what it gives.

@@ -4,8 +4,9 @@ A draw starts from a random entity (`Find`), concept (`FilterConcept(FindAll)`) 
 value (`Filter*(FindAll)`), extends the entity set with ops whose input it fits (`EXTENDERS`:
 Relate, the filters, joins, the S-expression ArgMax/ArgMin/TimeConstraint), then asks a question
 of it (`ASKERS`: QueryName, Count, the attribute, qualifier and relation queries, Select*,
-Verify*). Every name and value comes from the facts of the entities the partial program reaches,
-which the native executor computes after each step, so each step is grounded where it is taken.
+Verify*, and Exists among the extension ops). Every name and value comes from the facts of the
+entities the partial program reaches, which the native executor computes after each step, so
+each step is grounded where it is taken.
 Choices lean towards the ops, relations, keys and concepts the pool has least of (`Usage`).
 """
 
@@ -131,7 +132,8 @@ class Sampler:
                           if (extension_ops or not getattr(ir, name).extension)
                           and _NEEDS.get(name, "") in present}
         self.askers = {name: fn for name, fn in ASKERS.items()
-                       if _NEEDS.get(name, "") in present}
+                       if (extension_ops or not getattr(ir, name).extension)
+                       and _NEEDS.get(name, "") in present}
 
     # Running partial programs.
 

@@ -31,7 +31,7 @@ def add_explore(commands) -> None:
                      help="most programs of one anonymised pattern (default 5; 1 keeps one)")
     extensions = sub.add_mutually_exclusive_group()
     extensions.add_argument("--extension-ops", dest="extension_ops", action="store_true",
-                            default=None, help="also ArgMax, ArgMin, TimeConstraint")
+                            default=None, help="also ArgMax, ArgMin, TimeConstraint, Exists")
     extensions.add_argument("--no-extension-ops", dest="extension_ops", action="store_false",
                             help="KoPL ops only")
     sub.add_argument("--l2m", type=int, default=0, metavar="N",

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from koplc.kopl.execution.judge import find_names
 from koplc.kopl.exploration.readings import words
 from koplc.kopl.grounding.schema import KBProfile
 from koplc.kopl.ir import (
@@ -19,6 +20,7 @@ from koplc.kopl.ir import (
     ArgMax,
     ArgMin,
     Count,
+    Exists,
     FilterStr,
     Find,
     Node,
@@ -160,7 +162,7 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
         # the question states a number, which constrains what it counts ("have four engines")
         candidates = [c for c in candidates if node_of(c).op != "Count"]
     candidates = _qualifier_said_or_not(cue.text, candidates, node_of)
-    wanted = [op.__name__ for op in ops_of("verify")] if cue.yes_no else (
+    wanted = [op.__name__ for op in ops_of("verify", "exists")] if cue.yes_no else (
         ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least else (
             ("SelectBetween", *_PICKS) if cue.more or cue.less else (
                 _PICKS if cue.earlier or cue.later else ())))
@@ -324,6 +326,30 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
                     yield _op("verify", kind)(input=attr, value=value, comparator=comparator)
 
 
+def meetings(node: Node, kb, names: tuple[str, ...], cue: Cues) -> Iterator[Node]:
+    """On a yes/no question, whether the entity set `node` holds another entity the question
+    names ("is Han Solo from Tatooine": do Han Solo's homeworlds hold Tatooine). Not where the
+    relation just followed never reaches an entity of the other's concepts in the KB (a
+    plane's model is never a manufacturer, so "is N14228 a Boeing" does not ask that)."""
+    if not cue.yes_no or node.op == "Find":
+        return
+    used = set(find_names(node))
+    reached = _reached_concepts(kb, node.relation, str(node.direction)) \
+        if node.op == "Relate" else frozenset()
+    for name in names:
+        kinds = frozenset(c for n in kb.name_to_nodes.get(name, ()) for c in kb.ancestors(n))
+        if name not in used and (not reached or not kinds or reached & kinds):
+            yield Exists(input=And(left=node, right=Find(name=name)))
+
+
+@lru_cache(maxsize=1024)
+def _reached_concepts(kb, relation: str, direction: str) -> frozenset[int]:
+    """The concepts of every entity the relation reaches in `direction`, over the whole KB."""
+    table = (kb.out_objects if direction == "forward" else kb.in_objects).get(relation, {})
+    reached = {o for objects in table.values() for o in objects}
+    return frozenset(c for o in reached for c in kb.ancestors(o))
+
+
 def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
     """What two named entities answer together: the relation between them when the question
     asks how they are related, which has the greater or lesser quantity when it compares, and
@@ -423,5 +449,5 @@ def constraints(left: str, right: str, kb, cue: Cues) -> Iterator[Node]:
 
 
 __all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "links_of",
-           "measure_said", "pair_ops", "qualifier_filters", "qualifier_queries",
+           "measure_said", "meetings", "pair_ops", "qualifier_filters", "qualifier_queries",
            "relation_qualifiers"]

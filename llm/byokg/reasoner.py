@@ -234,7 +234,7 @@ class Reasoner:
         for step in range(opts.max_steps):
             grown = []
             for parent in beam:
-                for child in expansions(parent.node, self.kb, concepts, cue):
+                for child in expansions(parent.node, self.kb, concepts, cue, linked.entities):
                     done = child.op in FINISHING
                     if (step == opts.max_steps - 1 and not done) or not fits(
                             child, counts, self.kb, linked.question):

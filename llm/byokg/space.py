@@ -17,6 +17,7 @@ from koplc.llm.byokg.ops import (
     filters,
     finishers,
     measure_said,
+    meetings,
     qualifier_filters,
     qualifier_queries,
 )
@@ -25,12 +26,13 @@ from koplc.llm.byokg.ops import (
 FINISHING = frozenset(name for name, op in OPS.items() if not op.output.fits(Type.ENTITIES))
 
 
-def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = None
-               ) -> Iterator[Node]:
+def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = None,
+               names: tuple[str, ...] = ()) -> Iterator[Node]:
     """Every one-op extension of an entity-set program: a relation either way, a concept the
     question names, a filter by a value it states (of an attribute, or of a qualifier of the
     facts just followed), or a finishing op (names, count, an attribute, a qualifier's value;
-    with `cue`, a superlative's SelectAmong and a yes/no question's Verify)."""
+    with `cue`, a superlative's SelectAmong, a yes/no question's Verify, and its Exists of
+    the set met with another of the question's entities `names`)."""
     for relation in sorted(kb.relation_names):
         for direction in ("forward", "backward"):
             yield Relate(input=node, relation=relation, direction=direction)
@@ -46,6 +48,7 @@ def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = Non
     if cue is not None:
         yield from finishers(node, kb, cue)
         yield from qualifier_queries(node, kb, cue)
+        yield from meetings(node, kb, names, cue)
 
 
 def fits(node: Node, counts: bool, kb, question: str) -> bool:
