@@ -109,13 +109,31 @@ _REQUEST = re.compile(r"^\W*(?:can|could|would|will)\s+you\b", re.IGNORECASE)
 
 def is_yes_no(question: str) -> bool:
     """Whether the question opens with an auxiliary verb, as a yes/no question does, and is no
-    request put as one ("Can you name ...?" asks for names).
+    request put as one ("Can you name ...?" asks for names) nor an alternative question
+    ("Is it red or blue?" asks which).
 
     >>> [is_yes_no(q) for q in ("Is Iron heavier than Gold?", "Which is heavier?",
-    ...                         "Can you name the noble gases?")]
-    [True, False, False]
+    ...                         "Can you name the noble gases?", "Is its parity odd or even?")]
+    [True, False, False, False]
     """
-    return _YES_NO.match(question) is not None and _REQUEST.match(question) is None
+    return (_YES_NO.match(question) is not None and _REQUEST.match(question) is None
+            and not alternatives(question))
+
+
+_OR = re.compile(r"([\w'-]+)\s+or\s+([\w'-]+)", re.IGNORECASE)
+
+
+def alternatives(question: str) -> tuple[str, ...]:
+    """The words on either side of "or" in a question that opens with an auxiliary verb: the
+    options an alternative question offers, one of which answers it; () for any other.
+
+    >>> alternatives("Is the spin of oxygen-17 of positive or negative parity?")
+    ('positive', 'negative')
+    >>> alternatives("Which is older, A or B?"), alternatives("Is it red?")
+    ((), ())
+    """
+    found = _OR.search(question) if _YES_NO.match(question) else None
+    return found.groups() if found else ()
 
 
 _ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+the\s+)?([a-z]+)",

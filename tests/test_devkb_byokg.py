@@ -69,6 +69,13 @@ CASES = [
     ("flights", "Does Hawaiian fly to Honolulu?", "Exists"),
     # not the plane's model (never a manufacturer in the KB): the plane's maker
     ("flights", "Is N14228 a Boeing?", "Exists"),
+    # a yes/no comparison asks of the entity named first: is it the heavier of the two
+    ("starwars", "Is Luke Skywalker heavier than Darth Vader?", "ArgMax"),
+    # an alternative question is no yes/no question: one of its options answers it
+    ("isotopes", "Is the spin state of oxygen-17 of positive or negative parity?",
+     "QueryAttrQualifier"),
+    # two constraints joined, then an attribute the question says
+    ("flights", "When were United's 777-222s built?", "And"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [

@@ -41,6 +41,7 @@ from koplc.kopl.lexicon import (
     COMPARATIVES,
     RELATEDNESS,
     SUPERLATIVES,
+    alternatives,
     asks_how_many,
     is_yes_no,
     plural,
@@ -81,6 +82,8 @@ class Cues:
     who: bool = False
     """Whether the question opens by asking who (or whom, or whose): it asks for someone, not
     for a time, an amount or a count."""
+    options: tuple[str, ...] = ()
+    """The options an alternative question offers ("positive or negative")."""
 
     @property
     def comparators(self) -> tuple[str, ...]:
@@ -106,7 +109,7 @@ def cues(question: str) -> Cues:
                 has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
-                who=_WHO.match(question) is not None)
+                who=_WHO.match(question) is not None, options=alternatives(question))
 
 
 # A question that opens with who, whom or whose ("Who's", "To whom").
@@ -167,6 +170,15 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
             ("SelectBetween", *_PICKS) if cue.more or cue.less else (
                 _PICKS if cue.earlier or cue.later else ())))
     kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
+    return kept or candidates
+
+
+def offered(cue: Cues, candidates: list, answers_of) -> list:
+    """Of the candidates, those whose answer says an option the alternative question offers
+    ("is its parity positive or negative": one answering "positive"), when there are such."""
+    wanted = {option.lower() for option in cue.options}
+    kept = [c for c in candidates if any(wanted & set(re.findall(r"[\w'-]+", str(a).lower()))
+                                         for a in answers_of(c))] if wanted else []
     return kept or candidates
 
 
@@ -353,17 +365,25 @@ def _reached_concepts(kb, relation: str, direction: str) -> frozenset[int]:
 def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
     """What two named entities answer together: the relation between them when the question
     asks how they are related, which has the greater or lesser quantity when it compares, and
-    which has the earlier or later date or year ("which is older, A or B")."""
+    which has the earlier or later date or year ("which is older, A or B"); on a yes/no
+    question, whether the first is that one ("is Luke heavier than Vader": is Luke among the
+    ArgMax of the two by mass)."""
     if cue.relation:
         yield QueryRelation(left=left, right=right)
-    picks = ("greater",) * (cue.more or cue.most) + ("less",) * (cue.less or cue.least)
+    both = Or(left=left, right=right)
+    picks = ((ArgMax,) * (cue.more or cue.most) + (ArgMin,) * (cue.less or cue.least)
+             if cue.yes_no else ("greater",) * (cue.more or cue.most)
+             + ("less",) * (cue.less or cue.least))
     for key, (kind, _, _) in sorted(_key_facts(kb).items()):
         if kind == "quantity":
-            for comparator in picks:
-                yield SelectBetween(left=left, right=right, key=key, comparator=comparator)
+            for pick in picks:
+                yield (Exists(input=And(left=left, right=pick(input=both, key=key)))
+                       if cue.yes_no else
+                       SelectBetween(left=left, right=right, key=key, comparator=pick))
         elif kind in (YEAR, DATE):
             for pick in _time_picks(cue):
-                yield QueryName(input=pick(input=Or(left=left, right=right), key=key))
+                yield (Exists(input=And(left=left, right=pick(input=both, key=key)))
+                       if cue.yes_no else QueryName(input=pick(input=both, key=key)))
 
 
 @lru_cache(maxsize=8)
@@ -440,14 +460,18 @@ def links_of(kb, name: str) -> list[tuple[str, str]]:
 def constraints(left: str, right: str, kb, cue: Cues) -> Iterator[Node]:
     """What two named entities constrain together, one relation from each ("which humans are
     from Tatooine": the members of Human's species that have Tatooine as homeworld): the
-    names of the entities both lead to, or their number when the question asks how many."""
+    names of the entities both lead to, or their number when the question asks how many, and
+    their values of an attribute whose name the question says ("when were United's 777-222s
+    built": the year built of the planes United operates that are 777-222s)."""
+    said = [key for key in sorted(kb.attr_index) if says_word(cue.text, key)]
     for r1, d1 in links_of(kb, left):
         for r2, d2 in links_of(kb, right):
             both = And(left=Relate(input=Find(name=left), relation=r1, direction=d1),
                        right=Relate(input=Find(name=right), relation=r2, direction=d2))
             yield Count(input=both) if cue.how_many else QueryName(input=both)
+            yield from (QueryAttr(input=both, key=key) for key in said)
 
 
 __all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "links_of",
-           "measure_said", "meetings", "pair_ops", "qualifier_filters", "qualifier_queries",
+           "measure_said", "meetings", "offered", "pair_ops", "qualifier_filters", "qualifier_queries",
            "relation_qualifiers"]

@@ -54,6 +54,7 @@ from koplc.llm.byokg.ops import (
     answer_kind,
     constraints,
     cues,
+    offered,
     pair_ops,
     relation_qualifiers,
 )
@@ -258,17 +259,20 @@ class Reasoner:
             finished += [c for c in scored if c.finished]
             beam = sorted((c for c in scored if not c.finished), key=lambda c: -c.score
                           )[:opts.beam]
-        finished = answer_kind(cue, finished, lambda c: c.node, self.kb)
+        finished = offered(cue, answer_kind(cue, finished, lambda c: c.node, self.kb),
+                           lambda c: c.answer)
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
 
     def _pairs(self, linked: Linked, cue: Cues, question: Asked) -> list[Candidate]:
         """The finished programs over two named entities (their relation, which has the
         greater quantity when the question compares, what both constrain), with their
         nearness."""
-        found, topics = [], set(linked.entities)
+        found, topics, order = [], set(linked.entities), linked.entities.index
         for a, b in permutations(linked.entities[:3], 2):
+            # a yes/no question asks of the entity it names first ("is Luke heavier than Vader")
+            asked = not cue.yes_no or order(a) < order(b)
             made = [(node, set()) for node in (
-                *pair_ops(Find(name=a), Find(name=b), self.kb, cue),
+                *(pair_ops(Find(name=a), Find(name=b), self.kb, cue) if asked else ()),
                 *relation_qualifiers(Find(name=a), Find(name=b), self.kb))]
             if a < b:  # And is symmetric: one order of the two names
                 made += [(node, topics) for node in constraints(a, b, self.kb, cue)]
