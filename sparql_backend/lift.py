@@ -7,8 +7,8 @@ which variable the answer reads and how (names, a count, attribute values, the e
 Supported in the kqapro encoding: Find, FindAll, Entity, FilterConcept, Relate, And, Or (a
 UNION of groups), QueryName, Count, QueryAttr, the value filters FilterStr/Num/Year/Date and
 QFilterStr/Num/Year/Date (the value tests of value_patterns.py, `!(x > t)` read as `x <= t`),
-QueryRelation, QueryAttrQualifier, QueryRelationQualifier, QueryAttrUnderCondition and
-Verify* (the yes/no count); in the plain encoding, the set operations and their queries.
+QueryRelation, QueryAttrQualifier, QueryRelationQualifier, QueryAttrUnderCondition, Verify*
+and Exists (the yes/no counts); in the plain encoding, the set operations and their queries.
 Anything else (ORDER BY, GROUP BY, a FILTER the lowering does not write, ASK, another
 encoding's vocabulary) raises UnsupportedConstruct naming the construct.
 """
@@ -42,7 +42,9 @@ _OUTSIDE = re.compile(r"\b(ORDER\s+BY|GROUP\s+BY|LIMIT|OFFSET|MINUS|SERVICE|"
                       r"HAVING|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b", re.IGNORECASE)
 _SKIPPED = re.compile(r"^(\{ SELECT \(COUNT\(\*\) AS \?total\) \(SUM\(\?hit0\) AS \?hits\) WHERE \{|"
                       r'BIND\(IF\(COALESCE\(\?hits, 0\) = 0, "no", IF\(\?hits = \?total, "yes", '
-                      r'"not sure"\)\) AS \?answer\))$')
+                      r'"not sure"\)\) AS \?answer\)|\{ SELECT \(COUNT\(\*\) AS \?count\) WHERE \{|'
+                      r'BIND\(IF\(\?count > 0, "yes", "no"\) AS \?answer\))$')
+_EXISTS = 'BIND(IF(?count > 0, "yes", "no") AS ?answer)'  # Exists's last line
 _VALUE_DESCRIPTION = re.compile(r"^(OPTIONAL \{ [?$]\w+ <[^>]+> [?$]\w+ \} ?)+$")
 
 
@@ -96,6 +98,8 @@ def lift(query: str, encoding: str | Encoding = "kqapro") -> ir.Node:
                                    "queries are lifted", code="unsupported-sparql")
     inner: list[list[str]] = []
     facts = _read_block(lines, e, inner)
+    if head == "SELECT ?answer WHERE {" and _EXISTS in lines:
+        return ir.Exists(input=_Builder(facts, e).set_of(inner[0][-1] if inner else ""))
     return _Builder(facts, e).answer(head, inner)
 
 

@@ -51,3 +51,13 @@ def test_the_agent_plans_the_hops_the_search_found(agent, starwars, question):
     run = compiled.provenance.notes
     assert run["dialog"]["plan"], "the model wrote a plan before its turns"
     assert 1 <= run["rounds"] <= 10
+
+
+@pytest.mark.parametrize(("question", "op"), [
+    ("Is Han Solo from Tatooine?", "Exists"),  # his homeworld and Tatooine meet in nothing
+    ("Is Luke Skywalker heavier than Darth Vader?", "ArgMax"),  # Luke twice, as planned
+])
+def test_the_agent_answers_yes_no_questions_over_relations(agent, starwars, question, op):
+    compiled = agent.compile(question, starwars)
+    assert list(compiled.answers) == _gold(question)["answers"]
+    assert op in {node.op for _, node in compiled.final.walk()}

@@ -61,10 +61,12 @@ Run = Callable[[Node], bool]
 
 def search(program: Node, expand: Expand, run: Run | None, width: int) -> State:
     """The best full grounding; `run` (None: no execution guidance) says whether a rebuilt
-    node gives anything on the KB."""
+    node gives anything on the KB. The input of an Exists may give nothing: that answers
+    "no" ("is Han Solo from Tatooine": his homeworlds and Tatooine do not meet)."""
     states = [State()]
+    asked = {(*path, 0) for path, node in program.walk() if node.op == "Exists"}
     for path, node in program.walk():
-        states = _step(states, path, node, expand, run, width)
+        states = _step(states, path, node, expand, None if path in asked else run, width)
     return states[0]
 
 

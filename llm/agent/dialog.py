@@ -152,11 +152,18 @@ class Dialog:
         far. None when no step is left."""
         steps, items = self.steps(), plan_steps(self.plan)
         if any(a.tool in ("Find", "FindAll") for a in items):
-            if [a.text for a in items[:len(steps)]] != steps:
-                return None  # the dialog went its own way
+            if [_undirected(a.text) for a in items[:len(steps)]] != [_undirected(s)
+                                                                     for s in steps]:
+                return None  # the dialog went its own way (a relation turned round is not)
             return items[len(steps)] if len(steps) < len(items) else None
         done = [s for s in steps if not s.startswith("Find(")]
         return items[len(done)] if steps and len(done) < len(items) else None
+
+
+def _undirected(step: str) -> str:
+    """A step with a relation's direction left out: a plan that followed a relation the wrong
+    way round is kept to once the dialog takes the right one."""
+    return re.sub(r"^(Relate\([^,]*),\s*(?:forward|backward)\)$", r"\1)", step)
 
 
 def lifted_steps(query: str) -> list[str]:
@@ -183,6 +190,7 @@ def thought_for(action: Action) -> str:
              "Relate": f"Take relation {' '.join(argument.split(', '))}.",
              "QueryAttr": f"Take attribute {argument}.",
              "QueryName": "Ask for the names.", "Count": "Count them.",
+             "Exists": "Check whether any is left.",
              "Done": "That answers the question."}
     family = family_of(action.tool) if lookup(action.tool) is not None else None
     if family == "filter":

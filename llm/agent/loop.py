@@ -226,7 +226,11 @@ class Agent:
         if planned is not None and _new(run, planned.text):
             # The plan line leads while its steps answer.
             turn = self._try(planned, thought_for(planned), run.steps)
-            if turn.ok and not _empty(turn):
+            # an empty set on the way answers "no" to a plan that asks whether any is left
+            # a join may meet nothing when the plan then asks whether any is left ("no")
+            asks_any = planned.tool == "And" and any(a.tool == "Exists"
+                                                     for a in plan_steps(run.dialog.plan))
+            if turn.ok and (not _empty(turn) or asks_any):
                 return turn, []
         prompt = self.prompt(run)
         allowed = allowed_actions(run)
@@ -328,14 +332,17 @@ def _empty(turn: Turn) -> bool:
 def _new(run: AgentRun, text: str) -> bool:
     """Whether `text` is an action worth running now: not one the dialog took (Done only once
     a step has asked for answers), and a Find only of an entity the question names (when it
-    names any: a small LM copies the demonstrations' entities) and not found yet, and no query
+    names any: a small LM copies the demonstrations' entities) and not found yet (or found
+    fewer times than the plan lists it: "is Luke heavier than Vader" meets Luke with the
+    heavier of the two), and no query
     right after a Find or FindAll (the named entity itself, or every entity)."""
     action = parse_action(text)
     if action is not None and action.tool == "Find" and run.entities and \
             action.args[:1] != [] and action.args[0] not in run.entities:
         return False
-    if action is not None and action.tool == "Find" and text in run.steps:
-        return False  # an entity's set is built once
+    if action is not None and action.tool == "Find" and run.steps.count(text) >= _listed(
+            run, text):
+        return False  # an entity's set is built once, or as often as the plan lists it
     if action is not None and action.tool in ("Count", "QueryName") and run.steps and \
             getattr(parse_action(run.steps[-1]), "tool", None) in ("FindAll", "Find"):
         return False  # the question's own entity, or every entity, is never the answer
@@ -395,8 +402,17 @@ def _follows(run: AgentRun, action: Action) -> bool:
     family = family_of(action.tool) if lookup(action.tool) is not None else None
     if action.tool == "QueryAttr" or family == "filter":
         return bool(action.args) and print_call("QueryAttr", action.args[:1]) in listed
-    return family in ("qfilter", "verify", "select") or action.tool in (
+    return family in ("qfilter", "verify", "select", "exists") or action.tool in (
         "QueryAttrQualifier", "QueryRelationQualifier")
+
+
+def _listed(run: AgentRun, find: str) -> int:
+    """How often an entity's Find may be taken: as often as the plan lists it when the plan
+    finds every entity the question names, else once (a plan that repeats one entity in
+    place of another copied a demonstration)."""
+    finds = [a.text for a in plan_steps(run.dialog.plan) if a.tool == "Find"]
+    named = {f"Find({e})" for e in run.entities}
+    return max(1, finds.count(find)) if named and named <= set(finds) else 1
 
 
 def _names(observation: str) -> list[str]:
