@@ -226,7 +226,6 @@ class Agent:
         if planned is not None and _new(run, planned.text):
             # The plan line leads while its steps answer.
             turn = self._try(planned, thought_for(planned), run.steps)
-            # an empty set on the way answers "no" to a plan that asks whether any is left
             # a join may meet nothing when the plan then asks whether any is left ("no")
             asks_any = planned.tool == "And" and any(a.tool == "Exists"
                                                      for a in plan_steps(run.dialog.plan))
@@ -334,8 +333,8 @@ def _new(run: AgentRun, text: str) -> bool:
     a step has asked for answers), and a Find only of an entity the question names (when it
     names any: a small LM copies the demonstrations' entities) and not found yet (or found
     fewer times than the plan lists it: "is Luke heavier than Vader" meets Luke with the
-    heavier of the two), and no query
-    right after a Find or FindAll (the named entity itself, or every entity)."""
+    heavier of the two), and no query right after a Find or FindAll (the named entity
+    itself, or every entity)."""
     action = parse_action(text)
     if action is not None and action.tool == "Find" and run.entities and \
             action.args[:1] != [] and action.args[0] not in run.entities:
