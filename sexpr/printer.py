@@ -58,6 +58,7 @@ UNSUPPORTED: dict[str, str] = {
     "VerifyNum": "S-expressions have no yes/no questions",
     "VerifyYear": "S-expressions have no yes/no questions",
     "VerifyDate": "S-expressions have no yes/no questions",
+    "Exists": "S-expressions have no yes/no questions",
     "SelectBetween": f"{_NO_ANSWER_VALUES}; ARGMAX/ARGMIN (ArgMax, ArgMin) select entities",
     "SelectAmong": f"{_NO_ANSWER_VALUES}; ARGMAX/ARGMIN (ArgMax, ArgMin) select entities",
     "Or": "GrailQA S-expressions have no union",
