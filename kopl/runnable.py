@@ -4,7 +4,8 @@
 these problems in post-order (each input of a step, in signature order, with its own problems
 first and then whether it fits; then the step's option and its textual inputs in order):
 
-- an extension op (Entity, ArgMax, ArgMin, TimeConstraint, Exists) while `extension_ops` is off;
+- an extension op (Entity, ArgMax, ArgMin, TimeConstraint, Exists) while `extension_ops` is
+  off;
 - an input of the wrong type: entities where values are needed or the reverse, entities
   without facts fed to QFilter* (the executor accepts qualifier values where values are
   needed; the type checker is stricter);

@@ -32,6 +32,7 @@ from koplc.sparql_backend.encodings import (
 )
 from koplc.sparql_backend.lift_synthesis import lift_by_synthesis
 from koplc.sparql_backend.lift_tests import read_special, read_value_test
+from koplc.sparql_backend.lower_extensions import EXISTS_ANSWER
 
 _TOKEN = re.compile(r'\s*(<[^<>\s]*>|"(?:[^"\\]|\\.)*"(?:@[\w-]+|\^\^<[^>]*>)?|[?$]\w+|'
                     r"[{}().;,*]|[A-Za-z_][\w:-]*)")
@@ -43,8 +44,7 @@ _OUTSIDE = re.compile(r"\b(ORDER\s+BY|GROUP\s+BY|LIMIT|OFFSET|MINUS|SERVICE|"
 _SKIPPED = re.compile(r"^(\{ SELECT \(COUNT\(\*\) AS \?total\) \(SUM\(\?hit0\) AS \?hits\) WHERE \{|"
                       r'BIND\(IF\(COALESCE\(\?hits, 0\) = 0, "no", IF\(\?hits = \?total, "yes", '
                       r'"not sure"\)\) AS \?answer\)|\{ SELECT \(COUNT\(\*\) AS \?count\) WHERE \{|'
-                      r'BIND\(IF\(\?count > 0, "yes", "no"\) AS \?answer\))$')
-_EXISTS = 'BIND(IF(?count > 0, "yes", "no") AS ?answer)'  # Exists's last line
+                      + re.escape(EXISTS_ANSWER) + ")$")
 _VALUE_DESCRIPTION = re.compile(r"^(OPTIONAL \{ [?$]\w+ <[^>]+> [?$]\w+ \} ?)+$")
 
 
@@ -98,7 +98,7 @@ def lift(query: str, encoding: str | Encoding = "kqapro") -> ir.Node:
                                    "queries are lifted", code="unsupported-sparql")
     inner: list[list[str]] = []
     facts = _read_block(lines, e, inner)
-    if head == "SELECT ?answer WHERE {" and _EXISTS in lines:
+    if head == "SELECT ?answer WHERE {" and EXISTS_ANSWER in lines:
         return ir.Exists(input=_Builder(facts, e).set_of(inner[0][-1] if inner else ""))
     return _Builder(facts, e).answer(head, inner)
 

@@ -19,6 +19,8 @@ from koplc.sparql_backend.patterns import NEVER, Shape, Sub, block, indent, join
 from koplc.sparql_backend.terms import date_literal, integer, iri, string
 from koplc.sparql_backend.value_patterns import choose
 
+EXISTS_ANSWER = 'BIND(IF(?count > 0, "yes", "no") AS ?answer)'  # Exists's last line
+
 
 class ExtensionLowering:
     """The visitors (`OpInfo.visitor`) of the extension ops: `(node, var) -> Sub` for those
@@ -34,7 +36,7 @@ class ExtensionLowering:
     def visit_Exists(self, node):
         inner = self.set_of(node.input, self.fresh("x")).distinct()
         return (f"SELECT ?answer WHERE {{\n{indent(_counted(inner, '?count'))}\n"
-                f'  BIND(IF(?count > 0, "yes", "no") AS ?answer)\n}}', Shape("answer"))
+                f"  {EXISTS_ANSWER}\n}}", Shape("answer"))
 
     def visit_ArgMax(self, node, x):
         return self._arg_extreme(node, x, "MAX")

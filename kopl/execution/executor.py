@@ -44,8 +44,9 @@ class ExecOptions:
       sub-concept counts as an instance of its super-concept); False returns entities only.
     - `inclusive_comparators`: ``<=`` and ``>=`` compare (the S-expression ``le``/``ge``);
       the engine raises once such a comparison is made.
-    - `extension_ops`: Entity, ArgMax, ArgMin, TimeConstraint and Exists run; False makes them raise
-      as the engine does for a function it does not have. They cannot change a KoPL program.
+    - `extension_ops`: Entity, ArgMax, ArgMin, TimeConstraint and Exists run; False makes them
+      raise as the engine does for a function it does not have. They cannot change a KoPL
+      program.
     - `today`: the date NOW means in TimeConstraint (None: the real today).
     """
 
@@ -79,8 +80,8 @@ DEVIATIONS = {
     "malformed KB": "raises KBError at load (dangling ids, unknown value types, duplicate ids, "
     "non-finite numbers); the engine skips dangling concept ids, reads unknown value types as "
     "times and lets an entity replace a concept with its id",
-    "extension ops": "Entity, ArgMax, ArgMin, TimeConstraint and Exists run (the engine has no such "
-    "functions); ExecOptions(extension_ops=False) refuses them",
+    "extension ops": "Entity, ArgMax, ArgMin, TimeConstraint and Exists run (the engine has no "
+    "such functions); ExecOptions(extension_ops=False) refuses them",
 }
 _COMPARATORS = {c: str(c) for c in Comparator}
 

@@ -473,5 +473,5 @@ def constraints(left: str, right: str, kb, cue: Cues) -> Iterator[Node]:
 
 
 __all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "links_of",
-           "measure_said", "meetings", "offered", "pair_ops", "qualifier_filters", "qualifier_queries",
-           "relation_qualifiers"]
+           "measure_said", "meetings", "offered", "pair_ops", "qualifier_filters",
+           "qualifier_queries", "relation_qualifiers"]
