@@ -43,8 +43,7 @@ _OUTSIDE = re.compile(r"\b(ORDER\s+BY|GROUP\s+BY|LIMIT|OFFSET|MINUS|SERVICE|"
                       r"HAVING|ASK|CONSTRUCT|DESCRIBE|INSERT|DELETE)\b", re.IGNORECASE)
 _SKIPPED = re.compile(r"^(\{ SELECT \(COUNT\(\*\) AS \?total\) \(SUM\(\?hit0\) AS \?hits\) WHERE \{|"
                       r'BIND\(IF\(COALESCE\(\?hits, 0\) = 0, "no", IF\(\?hits = \?total, "yes", '
-                      r'"not sure"\)\) AS \?answer\)|\{ SELECT \(COUNT\(\*\) AS \?count\) WHERE \{|'
-                      + re.escape(EXISTS_ANSWER) + ")$")
+                      r'"not sure"\)\) AS \?answer\)|\{ SELECT \(COUNT\(\*\) AS \?count\) WHERE \{)$')
 _VALUE_DESCRIPTION = re.compile(r"^(OPTIONAL \{ [?$]\w+ <[^>]+> [?$]\w+ \} ?)+$")
 
 
@@ -65,6 +64,7 @@ class Facts:
     ids: dict[str, str] = field(default_factory=dict)  # var -> the entity id VALUES gives it
     conditions: dict[str, tuple[str, str]] = field(default_factory=dict)  # fact -> (qkey, value)
     verify: tuple | None = None  # (handle, (kind, value, op)) of Verify*'s yes/no test
+    exists: bool = False  # whether the query ends as Exists's does
     asked_relation: tuple[str, str] | None = None  # QueryRelation's (left var, right var)
 
 
@@ -98,8 +98,6 @@ def lift(query: str, encoding: str | Encoding = "kqapro") -> ir.Node:
                                    "queries are lifted", code="unsupported-sparql")
     inner: list[list[str]] = []
     facts = _read_block(lines, e, inner)
-    if head == "SELECT ?answer WHERE {" and EXISTS_ANSWER in lines:
-        return ir.Exists(input=_Builder(facts, e).set_of(inner[0][-1] if inner else ""))
     return _Builder(facts, e).answer(head, inner)
 
 
@@ -115,6 +113,9 @@ def _read_block(lines: list[str], e: Encoding, inner: list[list[str]]) -> Facts:
             continue
         if line.startswith("{ SELECT DISTINCT"):
             inner.append(line.split()[3:-2])
+        if line == EXISTS_ANSWER:
+            facts.exists = True
+            continue
         if _STRUCTURE.match(line) or _VALUE_DESCRIPTION.match(line) or _SKIPPED.match(line):
             continue
         if read_special(line, e, facts) or read_value_test(line, e, facts):
@@ -261,6 +262,8 @@ class _Builder:
             return self.set_of(re.search(r"\(([?$]\w+) AS \?entity\)", head).group(1))
         if "?value_value" in head:
             return self.value_query()
+        if head == "SELECT ?answer WHERE {" and self.f.exists:
+            return ir.Exists(input=self.set_of(inner[0][-1] if inner else ""))
         if head == "SELECT ?answer WHERE {" and self.f.verify is not None:
             handle, (kind, value, op) = self.f.verify
             x, key = self.f.attributes[handle]

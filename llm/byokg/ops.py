@@ -349,7 +349,7 @@ def meetings(node: Node, kb, names: tuple[str, ...], cue: Cues) -> Iterator[Node
     reached = _reached_concepts(kb, node.relation, str(node.direction)) \
         if node.op == "Relate" else frozenset()
     for name in names:
-        kinds = frozenset(c for n in kb.name_to_nodes.get(name, ()) for c in kb.ancestors(n))
+        kinds = _concepts_named(kb, name)
         if name not in used and (not reached or not kinds or reached & kinds):
             yield Exists(input=And(left=node, right=Find(name=name)))
 
@@ -362,6 +362,12 @@ def _reached_concepts(kb, relation: str, direction: str) -> frozenset[int]:
     return frozenset(c for o in reached for c in kb.ancestors(o))
 
 
+@lru_cache(maxsize=1024)
+def _concepts_named(kb, name: str) -> frozenset[int]:
+    """The concepts of the entities called `name` (the beam asks at every step)."""
+    return frozenset(c for n in kb.name_to_nodes.get(name, ()) for c in kb.ancestors(n))
+
+
 def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
     """What two named entities answer together: the relation between them when the question
     asks how they are related, which has the greater or lesser quantity when it compares, and
@@ -371,19 +377,18 @@ def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
     if cue.relation:
         yield QueryRelation(left=left, right=right)
     both = Or(left=left, right=right)
-    picks = ((ArgMax,) * (cue.more or cue.most) + (ArgMin,) * (cue.less or cue.least)
-             if cue.yes_no else ("greater",) * (cue.more or cue.most)
-             + ("less",) * (cue.less or cue.least))
     for key, (kind, _, _) in sorted(_key_facts(kb).items()):
-        if kind == "quantity":
-            for pick in picks:
-                yield (Exists(input=And(left=left, right=pick(input=both, key=key)))
-                       if cue.yes_no else
-                       SelectBetween(left=left, right=right, key=key, comparator=pick))
-        elif kind in (YEAR, DATE):
-            for pick in _time_picks(cue):
-                yield (Exists(input=And(left=left, right=pick(input=both, key=key)))
-                       if cue.yes_no else QueryName(input=pick(input=both, key=key)))
+        picks = ([ArgMax] * (cue.more or cue.most) + [ArgMin] * (cue.less or cue.least)
+                 if kind == "quantity" else _time_picks(cue) if kind in (YEAR, DATE) else [])
+        for pick in picks:
+            picked = pick(input=both, key=key)
+            if cue.yes_no:  # whether the first is the one picked
+                yield Exists(input=And(left=left, right=picked))
+            elif kind == "quantity":
+                yield SelectBetween(left=left, right=right, key=key,
+                                    comparator="greater" if pick is ArgMax else "less")
+            else:
+                yield QueryName(input=picked)
 
 
 @lru_cache(maxsize=8)
