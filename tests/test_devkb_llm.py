@@ -161,6 +161,18 @@ def test_a_question_for_a_property_the_kb_lacks_finds_nothing(llm_frontend, star
 
 
 @pytest.mark.model
+def test_a_generated_program_that_fits_no_better_than_the_search_finds_nothing(llm_frontend,
+                                                                             starwars):
+    # The KB holds no homeworld of Yoda: Gemma's Relate(planet) was grounded to species, which
+    # answers "Yoda's species"; no program the search finds fits (`min_fit`), nor does
+    # that program: the llm front end says what byokg says.
+    compiled = llm_frontend.compile("What planet is Yoda from?", starwars)
+    assert not compiled.answers
+    assert compiled.failure == "unfit"
+    assert compiled.error.startswith("nothing found: neither the generated program")
+
+
+@pytest.mark.model
 @pytest.mark.parametrize(("kb", "question", "answer"), [
     # a half-life stated in years, compared with a number in milliseconds (unit conversion)
     ("isotopes", "Is carbon-14's half-life more than 5,000 years?", "yes"),

@@ -60,7 +60,7 @@ class Attempt:
     """One generated program through the stages; `failed` names the first stage that failed."""
 
     raw: str
-    # reuse, greedy, grammar, sample, adapted, repair, answer-type or search
+    # reuse, greedy, grammar, sample, adapted, repair, answer-type, search or unfit
     source: str = "greedy"
     program: str | None = None
     parsed: object = None
@@ -175,6 +175,7 @@ class Compiler:
         chosen = self._repair_after_run(attempts, chosen, linked, searched, prompt, opts,
                                         seconds)
         chosen = self._typed(attempts, chosen, linked, searched, opts, seconds)
+        chosen = self._unfit(attempts, chosen, linked, searched)
         if reused is not None:
             attempts.append(reused)  # kept for --explain, after the generated ones
         return Trace(linked.question, list(linked.entities), list(linked.concepts),
@@ -311,6 +312,26 @@ class Compiler:
                 chosen = len(attempts) - 1
         seconds["repair"] = seconds.get("repair", 0.0) + time.perf_counter() - clock
         return chosen
+
+    def _unfit(self, attempts: list[Attempt], chosen: int | None, linked, searched) -> int | None:
+        """The search's refusal, for a generated program too: when no program the search
+        found fits the question as well as `min_fit`, and neither does the chosen one (nor does
+        it join every entity the question names), nothing is found (an attempt that failed
+        "unfit" is chosen), as `--frontend byokg` says for the same question."""
+        node = attempts[chosen].node if chosen is not None else None
+        if not searched or node is None:
+            return chosen
+        from koplc.llm.byokg.reasoner import joins_all
+
+        least = self._searcher.options.min_fit
+        if max(c.near for c in searched) >= least or joins_all(node, linked):
+            return chosen
+        if self._searcher.nearness([node], self._searcher.asked(linked))[0] >= least:
+            return chosen
+        attempts.append(Attempt("", source="unfit", failed="unfit", error=(
+            "nothing found: neither the generated program nor any the search found fits the "
+            f"question (fit below {least}); the KB may not hold what it asks")))
+        return len(attempts) - 1
 
     def _reuse(self, linked, opts: CompileOptions, seconds):
         """Case reuse: when the pool holds a question phrased exactly like this one (entities
