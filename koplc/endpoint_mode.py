@@ -4,8 +4,9 @@ A front end works on a KB in memory. On an endpoint (`EndpointKB`) each question
 on a *fragment*: the question's spans are looked up in the endpoint's name table (streamed to
 disk once), the bounded neighbourhood of the entities they name (and some members of the
 concepts they name) is fetched into a small in-memory KB, and the unchanged front end writes
-its program there (grown, for a question that states a number, by entities on each side of it:
-`koplc.sparql_backend.by_number`). The program then runs on the endpoint itself (lowered to
+its program there (grown by entities on each side of a number the question states,
+`koplc.sparql_backend.by_number`, and by those whose string value is a word it says,
+`koplc.sparql_backend.by_string`). The program then runs on the endpoint itself (lowered to
 SPARQL), so the answer is the whole KB's. What a front end builds once per KB (a demonstration pool explored
 from the KB) is built once per endpoint, from a fragment around sampled entities, and kept in
 the endpoint's cache folder.
@@ -28,6 +29,7 @@ from koplc.kopl.grounding.mentions import said_words, says
 from koplc.kopl.lexicon import singular
 from koplc.kopl.naming import name_head
 from koplc.sparql_backend.by_number import chosen_by_number
+from koplc.sparql_backend.by_string import chosen_by_string
 from koplc.sparql_backend.endpoint_kb import EndpointKB
 from koplc.sparql_backend.fragments import fragment_of
 from koplc.sparql_backend.name_table import NameTable
@@ -111,11 +113,14 @@ class OnEndpoint:
                 sampled.append((name, saying))
         ids = [e.node_id(i) for i in linked]
 
-        def by_number(fragment) -> list[str]:
-            return chosen_by_number(kb, fragment, question, ids, sampled, said, self.members // 2)
+        def grow(fragment) -> list[str]:
+            return [*chosen_by_number(kb, fragment, question, ids, sampled, said,
+                                      self.members // 2),
+                    *chosen_by_string(kb, fragment, question, ids, sampled, said,
+                                      self.members // 2)]
 
         return fragment_of(kb, [*linked, *members], hops=self.hops, per_hop=self.per_hop,
-                           grow=by_number)
+                           grow=grow)
 
 
 def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:

@@ -71,10 +71,11 @@ def one_hop_sets(fragment, ids: list[str]) -> list[Relate]:
     return found
 
 
-def numeric_keys(fragment, sets: list[tuple[Node, bool]], said: str) -> list[tuple[Node, str]]:
-    """(set, key) for the numeric keys that the entities of `sets` (a program giving them,
-    whether the question says it) have in `fragment`: the first `MAX_KEYS`, those whose key
-    and set the question says first."""
+def numeric_keys(fragment, sets: list[tuple[Node, bool]], said: str,
+                 types=frozenset(_FILTERS)) -> list[tuple[Node, str]]:
+    """(set, key) for the keys of value `types` (numeric unless told) that the entities of
+    `sets` (a program giving them, whether the question says it) have in `fragment`: the first
+    `MAX_KEYS`, those whose key and set the question says first."""
     pairs: dict[tuple[Node, str], tuple[bool, bool]] = {}
     for node, saying in sets:
         try:
@@ -83,7 +84,7 @@ def numeric_keys(fragment, sets: list[tuple[Node, bool]], said: str) -> list[tup
             continue
         for entity in held:
             for fact in fragment.attributes[fragment.id_to_node[entity]]:
-                if fragment.key_type.get(fact[KEY]) in _FILTERS:
+                if fragment.key_type.get(fact[KEY]) in types:
                     pairs[(node, fact[KEY])] = (says(said, name_words(fact[KEY])), saying)
     return sorted(pairs, key=lambda pair: (not pairs[pair][0], not pairs[pair][1]))[:MAX_KEYS]
 

@@ -370,6 +370,18 @@ def test_byokg_filters_a_whole_concept_by_a_number_said_on_the_endpoint(case, kb
     assert [set(c.answers) for c in there] == [set(c.answers) for c in in_memory]
 
 
+@pytest.mark.model
+def test_byokg_filters_a_whole_concept_by_a_string_said_on_the_endpoint(kbs, endpoints):
+    """Members whose string key is a word the question says join the fragment: of 87
+    characters, the one with silver skin is neither among the first the endpoint lists nor
+    within 3 hops of them."""
+    asked = ["Which characters have silver skin?"]
+    [in_memory] = api.compile_questions(asked, "byokg", kbs["starwars"])
+    [there] = api.compile_questions(asked, "byokg", endpoint_kb(endpoints, "starwars", "wikidata"))
+    assert in_memory.answers == ("R4-P17",)
+    assert there.answers == in_memory.answers
+
+
 class _NoGrowth:
     """An endpoint whose queries for entities by a number fail (as one that times out)."""
 
