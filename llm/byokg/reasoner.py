@@ -323,6 +323,15 @@ class Reasoner:
             scores.append(score)
         return scores
 
+    def refuses(self, linked: Linked, found: list[Candidate], node: Node) -> bool:
+        """Whether the search's refusal holds for `node`, another front end's program: no
+        program the search `found` fits the question as well as `min_fit`, nor does `node`,
+        and `node` does not join every entity the question names (`joins_all`)."""
+        least = self.options.min_fit
+        if any(c.near >= least for c in found) or joins_all(node, linked):
+            return False
+        return self.nearness([node], self.asked(linked))[0] < least
+
     def rerank(self, candidates: list[Candidate], prompt: str,
                question: str) -> list[Candidate]:
         """Those of the `rescored` best programs that follow as many relations as the best

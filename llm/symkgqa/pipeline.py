@@ -314,23 +314,16 @@ class Compiler:
         return chosen
 
     def _unfit(self, attempts: list[Attempt], chosen: int | None, linked, searched) -> int | None:
-        """The search's refusal, for a generated program too: when no program the search
-        found fits the question as well as `min_fit`, and neither does the chosen one (nor does
-        it join every entity the question names), nothing is found (an attempt that failed
-        "unfit" is chosen), as `--frontend byokg` says for the same question."""
+        """The search's refusal, for a generated program too (`Reasoner.refuses`): nothing
+        is found (an attempt that failed "unfit" is chosen), as `--frontend byokg` says for the
+        same question."""
         node = attempts[chosen].node if chosen is not None else None
-        if not searched or node is None:
-            return chosen
-        from koplc.llm.byokg.reasoner import joins_all
-
-        least = self._searcher.options.min_fit
-        if max(c.near for c in searched) >= least or joins_all(node, linked):
-            return chosen
-        if self._searcher.nearness([node], self._searcher.asked(linked))[0] >= least:
+        if not searched or node is None or not self._searcher.refuses(linked, searched, node):
             return chosen
         attempts.append(Attempt("", source="unfit", failed="unfit", error=(
             "nothing found: neither the generated program nor any the search found fits the "
-            f"question (fit below {least}); the KB may not hold what it asks")))
+            f"question (fit below {self._searcher.options.min_fit}); the KB may not hold what "
+            "it asks")))
         return len(attempts) - 1
 
     def _reuse(self, linked, opts: CompileOptions, seconds):
