@@ -61,14 +61,3 @@ def test_the_agent_answers_yes_no_questions_over_relations(agent, starwars, ques
     compiled = agent.compile(question, starwars)
     assert list(compiled.answers) == _gold(question)["answers"]
     assert op in {node.op for _, node in compiled.final.walk()}
-
-
-def test_the_agent_finds_nothing_where_the_search_refuses_and_its_program_fits_no_better(
-        agent, starwars):
-    # The KB holds no homeworld of Yoda: the dialog's program (a key of Yoda's) answers, but
-    # neither it nor any program the search found fits the question as well as min_fit.
-    question = "What planet is Yoda from?"
-    assert _gold(question)["kind"] == "absent"
-    compiled = agent.compile(question, starwars)
-    assert not compiled.answers
-    assert compiled.failure == "unfit"

@@ -77,45 +77,21 @@ class AgentFrontEnd:
         if failed is not None:
             return failed
         compiled = compiled_of(agent.start(question).run())
-        searched = agent.searcher
-        if compiled.answers and isinstance(searched, Searched) and searched.refuses(
-                question, compiled.grounded):
-            compiled = replace(compiled, answers=(), failure="unfit", error=(
-                "nothing found: neither the dialog's program nor any the search found fits the "
-                f"question (fit below {searched.reasoner.options.min_fit}); the KB may not hold "
-                "what it asks"))
         return replace(compiled, seconds={**seconds, **compiled.seconds})
 
 
-def searcher_of(kb) -> Searched:
-    """The BYOKG search's demonstrations for the agent, on `kb`."""
+def searcher_of(kb):
+    """A function of a linked question and n: at most n of the BYOKG search's programs that fit
+    it best, as demonstrations on its own entities (the best last)."""
     from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
 
-    return Searched(Reasoner(kb, None, [], ByokgOptions(demos="none")))
+    reasoner = Reasoner(kb, None, [], ByokgOptions(demos="none"))
 
+    def searched(linked, n: int) -> list[Demo]:
+        found = reasoner.search(linked, "")
+        return reasoner.demonstrations(linked, found, n) if found else []
 
-class Searched:
-    """A function of a linked question and n: at most n of the BYOKG search's programs that fit
-    it best, as demonstrations on its own entities (the best last). It keeps the last search,
-    for the search's refusal of the dialog's program (`refuses`)."""
-
-    def __init__(self, reasoner):
-        self.reasoner = reasoner
-        self.last: tuple = (None, [])  # (the linked question, the programs the search found)
-
-    def __call__(self, linked, n: int) -> list[Demo]:
-        found = self.reasoner.search(linked, "")
-        self.last = (linked, found)
-        return self.reasoner.demonstrations(linked, found, n) if found else []
-
-    def refuses(self, question: str, node) -> bool:
-        """Whether the search's refusal holds for the program `node` the dialog wrote for
-        `question` (`Reasoner.refuses`): byokg would find nothing, and `node` fits no
-        better."""
-        linked, found = self.last
-        if linked is None or linked.question != question.strip():
-            return False
-        return self.reasoner.refuses(linked, found, node)
+    return searched
 
 
 def compiled_of(run: AgentRun) -> Compiled:
