@@ -71,11 +71,11 @@ def one_hop_sets(fragment, ids: list[str]) -> list[Relate]:
     return found
 
 
-def numeric_keys(fragment, sets: list[tuple[Node, bool]], said: str,
-                 types=frozenset(_FILTERS)) -> list[tuple[Node, str]]:
-    """(set, key) for the keys of value `types` (numeric unless told) that the entities of
-    `sets` (a program giving them, whether the question says it) have in `fragment`: the first
-    `MAX_KEYS`, those whose key and set the question says first."""
+def keys_of(fragment, sets: list[tuple[Node, bool]], said: str,
+            types: frozenset[str] = frozenset(_FILTERS)) -> list[tuple[Node, str]]:
+    """(set, key) for the keys of value `types` (the numeric ones unless told) that the
+    entities of `sets` (a program giving them, whether the question says it) have in
+    `fragment`: the first `MAX_KEYS`, those whose key and set the question says first."""
     pairs: dict[tuple[Node, str], tuple[bool, bool]] = {}
     for node, saying in sets:
         try:
@@ -142,4 +142,4 @@ def chosen_by_number(kb, fragment, question: str, ids: list[str],
         return []
     sets = [(FilterConcept(input=FindAll(), concept=name), saying) for name, saying in concepts]
     sets += [(hop, says(said, name_words(hop.relation))) for hop in one_hop_sets(fragment, ids)]
-    return members_by_number(kb, fragment, numeric_keys(fragment, sets, said), numbers, each)
+    return members_by_number(kb, fragment, keys_of(fragment, sets, said), numbers, each)

@@ -18,10 +18,10 @@ from koplc.kopl.errors import BackendError, KoplcError
 from koplc.kopl.execution.executor import CONVERTING
 from koplc.kopl.grounding.mentions import says
 from koplc.kopl.ir import FilterConcept, FilterStr, FindAll, Node
-from koplc.kopl.lexicon import CONTENT_STOP_WORDS
+from koplc.kopl.lexicon import AUXILIARIES, CONTENT_STOP_WORDS
 from koplc.kopl.naming import name_words
 from koplc.kopl.values import STRING
-from koplc.sparql_backend.by_number import GROWING, numeric_keys, one_hop_sets, unnamed
+from koplc.sparql_backend.by_number import GROWING, keys_of, one_hop_sets, unnamed
 from koplc.sparql_backend.lower import PROLOGUE
 
 # Words and pairs of words of a question tried as values, and the most subqueries of a query.
@@ -36,7 +36,7 @@ def said_values(question: str) -> list[str]:
     ['characters', 'red', 'red eyes', 'eyes']
     """
     words = re.findall(r"[\w'-]+", question)
-    content = [w.lower() not in CONTENT_STOP_WORDS | {"have", "has", "had"} and not w.isdigit()
+    content = [w.lower() not in CONTENT_STOP_WORDS | AUXILIARIES and not w.isdigit()
                for w in words]
     found: list[str] = []
     for i, word in enumerate(words):
@@ -60,9 +60,10 @@ def members_by_string(kb, keys: list[tuple[Node, str]], values: list[str],
                 sides.append(kb.lowered(program, CONVERTING).query.removeprefix(PROLOGUE))
             except KoplcError:
                 continue
+    sides = sides[:MAX_SIDES]
     if not sides:
         return []
-    union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides[:MAX_SIDES])
+    union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides)
     try:
         with kb.waiting(GROWING, retries=0):
             rows = kb.select(f"{PROLOGUE}SELECT ?entity WHERE {{\n{union}\n}}",
@@ -83,5 +84,5 @@ def chosen_by_string(kb, fragment, question: str, ids: list[str],
         return []
     sets = [(FilterConcept(input=FindAll(), concept=name), saying) for name, saying in concepts]
     sets += [(hop, says(said, name_words(hop.relation))) for hop in one_hop_sets(fragment, ids)]
-    keys = numeric_keys(fragment, sets, said, frozenset({STRING}))
+    keys = keys_of(fragment, sets, said, frozenset({STRING}))
     return members_by_string(kb, keys, values, each)
