@@ -3,6 +3,7 @@ file and once on the same KB served by a SPARQL endpoint; how many answer sets a
 
     .venv/bin/python benchmarks/endpoint_parity.py --frontend byokg --kb metaqa --limit 300
     .venv/bin/python benchmarks/endpoint_parity.py --frontend byokg --kb starwars
+    .venv/bin/python benchmarks/endpoint_parity.py --frontend agent --agent-k 1 --kb starwars
 
 The KB is exported in `--encoding` (plain for MetaQA, wikidata for the development KBs) and
 served read-only by Oxigraph's server (PyPI `oxigraph`, the dev extra) on 127.0.0.1. Writes
@@ -95,7 +96,15 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="questions of each kind (default: all)")
     parser.add_argument("--hops", type=int, nargs="+", choices=(1, 2, 3),
                         help="MetaQA: these hops' questions only (default: all three)")
+    parser.add_argument("--agent-k", type=int, help="the agent's candidate actions a round "
+                        "(1: greedy; default: the agent's own)")
     args = parser.parse_args()
+    settings = {}
+    if args.agent_k:
+        from koplc.llm.agent.frontend import AgentSettings
+        from koplc.llm.agent.loop import AgentOptions
+
+        settings["options"] = AgentSettings(loop=AgentOptions(k=args.agent_k))
     kb_file, schema, files, encoding = KBS[args.kb]
     if args.hops and args.kb == "metaqa":
         files = [f for f in files if any(f"qa_{h}hop" in f.name for h in args.hops)]
@@ -112,7 +121,7 @@ def main() -> None:
                 api.evaluate(files, args.frontend, out=out / mode, kb_path=kb,
                              schema=schema if mode == "memory" else None, limit=args.limit,
                              progress=True, encoding=encoding if mode == "endpoint" else None,
-                             response_cache="off")
+                             response_cache="off", **settings)
                 runs[mode] = predictions(out / mode)
         finally:
             os.killpg(process.pid, signal.SIGTERM)
