@@ -54,3 +54,17 @@ def test_the_agent_answers_on_the_example_kb(agent, kb, question, answer, op):
     assert op in {type(node).__name__ for _, node in compiled.program.walk()}
     assert compiled.grounded is not None and compiled.sparql
     assert 1 <= compiled.provenance.notes["rounds"] <= 10
+
+
+def test_the_agents_own_options_keep_the_pool_named_beside_them():
+    # --pool (or the pool endpoint mode explores) with AgentSettings given as the options: the
+    # pool was dropped, and the agent explored the KB's own file (a fragment has none).
+    from koplc.llm.agent.frontend import open_frontend as open_agent
+
+    greedy = AgentSettings(AgentOptions(k=1))
+    frontend = open_agent(Settings(lm=object(), options=greedy, pool="pool.jsonl"))
+    assert frontend.settings.pool_file == "pool.jsonl"
+    assert frontend.settings.loop.k == 1
+    named = AgentSettings(pool_file="own.jsonl")
+    assert open_agent(Settings(lm=object(), options=named,
+                               pool="pool.jsonl")).settings.pool_file == "own.jsonl"

@@ -428,6 +428,24 @@ def test_llm_gives_its_in_memory_answers_on_the_endpoint(kbs, endpoints, tmp_pat
 
 
 @pytest.mark.model
+def test_the_agent_gives_its_in_memory_answers_on_the_endpoint(kbs, endpoints, tmp_path):
+    """The agent (greedy, its own options given) answers on a fragment with the pool endpoint
+    mode explores, as it answers in memory with that pool."""
+    from koplc.endpoint_mode import explored_pool_file
+    from koplc.llm.agent.frontend import AgentSettings
+    from koplc.llm.agent.loop import AgentOptions
+
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    pool = explored_pool_file(on_endpoint, programs=150)
+    greedy = AgentSettings(AgentOptions(k=1))
+    [compiled] = api.compile_questions(["Where is Luke Skywalker from?"], "agent", on_endpoint,
+                                       options=greedy, pool=str(pool), response_cache="off")
+    assert compiled.answers == ("Tatooine",)
+    assert disagreements("starwars", "agent", 3, kbs["starwars"], on_endpoint, options=greedy,
+                         pool=str(pool), response_cache=str(tmp_path / "responses.sqlite")) == []
+
+
+@pytest.mark.model
 def test_koplc_compile_and_eval_take_an_endpoint_url(kbs, endpoints, tmp_path, capsys):
     from koplc.cli import main
 

@@ -153,5 +153,7 @@ def open_frontend(settings: Settings) -> AgentFrontEnd:
     if isinstance(lm, str):
         lm = open_lm(lm, settings.response_cache)
     options = settings.options if isinstance(settings.options, AgentSettings) else \
-        AgentSettings(pool_file=settings.pool)
+        AgentSettings()
+    if options.pool_file is None and settings.pool:  # --pool, or an endpoint's explored pool
+        options = replace(options, pool_file=settings.pool)
     return AgentFrontEnd(lm, options)

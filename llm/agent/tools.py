@@ -77,7 +77,9 @@ class Tools:
             raise KoplcError(f"unknown backend {backend!r}; choose native, oxigraph or "
                              "endpoint", code="usage")
         self.kb, self.backend, self.encoding = kb, backend, encoding
-        self.indexes = indexes or Indexes.for_kb(kb, kb.source or None)
+        # A fragment of an endpoint's KB has no file: its indexes are kept in memory only.
+        source = None if getattr(kb, "whole", None) is not None else kb.source
+        self.indexes = indexes or Indexes.for_kb(kb, source or None)
         self.timeout, self.limit = timeout, limit
         self.options = options or DEFAULT  # how programs run (CONVERTING: across units)
         self._store, self._units = store, None
