@@ -116,19 +116,26 @@ def members_by_number(kb, fragment, keys: list[tuple[Node, str]],
                     except KoplcError:
                         continue  # a key the lowering refuses to compare this way
                     sides.append(lowered.removeprefix(PROLOGUE))
-        if not sides:
-            continue
-        union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides)
-        try:
-            # A help, not a need: at most GROWING seconds, once, and the question goes on
-            # without it (a rare value is sought through every member of a large concept).
-            with kb.waiting(GROWING, retries=0):
-                rows = kb.select(f"{PROLOGUE}SELECT ?entity WHERE {{\n{union}\n}}",
-                                 f"choosing entities by {len(sides)} filters of {number.value}")
-        except BackendError:
-            continue
-        found += [r["entity"].value for r in rows if "entity" in r]
+        found += union_members(kb, sides, each,
+                               f"choosing entities by {len(sides)} filters of {number.value}")
     return found
+
+
+def union_members(kb, sides: list[str], each: int, purpose: str) -> list[str]:
+    """The entities of one query: the union of `sides` (lowered filters, without the
+    prologue), each bounded to `each`; none when there are no sides or the query fails.
+
+    A help, not a need: at most GROWING seconds, once, and the question goes on without it
+    (a rare value is sought through every member of a large concept)."""
+    if not sides:
+        return []
+    union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides)
+    try:
+        with kb.waiting(GROWING, retries=0):
+            rows = kb.select(f"{PROLOGUE}SELECT ?entity WHERE {{\n{union}\n}}", purpose)
+    except BackendError:
+        return []
+    return [r["entity"].value for r in rows if "entity" in r]
 
 
 def chosen_by_number(kb, fragment, question: str, ids: list[str],

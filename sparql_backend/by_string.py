@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import re
 
-from koplc.kopl.errors import BackendError, KoplcError
+from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import CONVERTING
 from koplc.kopl.grounding.mentions import says
 from koplc.kopl.ir import FilterConcept, FilterStr, FindAll, Node
 from koplc.kopl.lexicon import AUXILIARIES, CONTENT_STOP_WORDS
 from koplc.kopl.naming import name_words
 from koplc.kopl.values import STRING
-from koplc.sparql_backend.by_number import GROWING, keys_of, one_hop_sets, unnamed
+from koplc.sparql_backend.by_number import keys_of, one_hop_sets, union_members, unnamed
 from koplc.sparql_backend.lower import PROLOGUE
 
 # Words and pairs of words of a question tried as values, and the most subqueries of a query.
@@ -61,16 +61,7 @@ def members_by_string(kb, keys: list[tuple[Node, str]], values: list[str],
             except KoplcError:
                 continue
     sides = sides[:MAX_SIDES]
-    if not sides:
-        return []
-    union = "\nUNION\n".join(f"{{ {side}\nLIMIT {each} }}" for side in sides)
-    try:
-        with kb.waiting(GROWING, retries=0):
-            rows = kb.select(f"{PROLOGUE}SELECT ?entity WHERE {{\n{union}\n}}",
-                             f"choosing entities by {len(sides)} string filters")
-    except BackendError:
-        return []
-    return [r["entity"].value for r in rows if "entity" in r]
+    return union_members(kb, sides, each, f"choosing entities by {len(sides)} string filters")
 
 
 def chosen_by_string(kb, fragment, question: str, ids: list[str],
