@@ -217,7 +217,7 @@ SUPERLATIVES: dict[AmongOp, tuple[str, ...]] = {
     AmongOp.LARGEST: ("largest", "biggest", "greatest", "highest", "most", "tallest", "longest",
                       "heaviest", "widest", "deepest", "maximum", "latest", "newest"),
     AmongOp.SMALLEST: ("smallest", "least", "lowest", "fewest", "shortest", "lightest",
-                       "minimum", "earliest", "oldest"),
+                       "minimum", "earliest"),
 }
 """Single words that pick the largest or the smallest of a set."""
 
@@ -225,6 +225,10 @@ BY_ATTRIBUTE = frozenset({"older", "younger", "oldest", "youngest"})
 """Words whose comparator depends on the attribute: "oldest" is the earliest birth date but
 the largest age. The tables read them as dates; a reader that does not know the key leaves
 them alone."""
+
+AS_AMOUNTS: dict[Comparator, tuple[str, ...]] = {
+    Comparator.GT: ("older", "oldest"), Comparator.LT: ("younger", "youngest")}
+"""`BY_ATTRIBUTE`'s words read of an amount (an age): what is older has more of it."""
 
 AS_TIMES: dict[Comparator, tuple[str, ...]] = {
     Comparator.LT: ("older", "oldest", "earlier", "earliest", "first"),

@@ -128,6 +128,66 @@ def _scale(word: str) -> int | None:
     return _english().big_powers_of_ten.get(word)
 
 
+def ordinals_in(text: str) -> tuple[QuantityInText, ...]:
+    """The places the text says before a noun, in words or digits ("the fifth episode", "3rd
+    round"), as numbers; not an ordinal said as an adverb ("who was born first").
+
+    >>> [(q.value, q.start) for q in ordinals_in("Who came first in the 3rd round, once?")]
+    [('3', 22)]
+    >>> [q.value for q in ordinals_in("the fifth episode and the twenty-first one")]
+    ['5', '21']
+    """
+    found = []
+    lowered = text.lower()
+    for match in re.finditer(r"\b([a-z]+(?:-[a-z]+)?|\d+(?:st|nd|rd|th))(?=\s+([a-z]+))", lowered):
+        if match.group(2) in CONTENT_STOP_WORDS:
+            continue
+        word = match.group(1)
+        digits = _ORDINAL_DIGITS.fullmatch(word)
+        place = (int(digits.group(1)) if digits
+                 else parse_ordinal(word) if word.endswith(("st", "nd", "rd", "th")) else None)
+        if place:
+            found.append(QuantityInText(str(place), match.start(1), match.end(1), ""))
+    return tuple(found)
+
+
+def numbered(span: str) -> str | None:
+    """A name of two words that says its number in words, written as a name with the number
+    after it in digits: "series one" → "series 1", "the seventh series" (its "seventh series")
+    → "series 7", "3rd season" → "season 3"; None when the span is not such a name.
+
+    >>> numbered("series one"), numbered("seventh series"), numbered("3rd season")
+    ('series 1', 'series 7', 'season 3')
+    >>> numbered("series 1"), numbered("first"), numbered("one two")
+    (None, None, None)
+    """
+    words = span.split()
+    if len(words) != 2 or any(w[:1].isdigit() for w in words[1:]):
+        return None
+    first, second = (w.lower() for w in words)
+    ordinal = _ORDINAL_DIGITS.fullmatch(first)
+    place = int(ordinal.group(1)) if ordinal else parse_ordinal(first)
+    if place and not _is_number_word(second):
+        return f"{words[1]} {place}"
+    if _is_number_word(second) and not _is_number_word(first) and not place:
+        return f"{words[0]} {parse_number(second)}"
+    return None
+
+
+_ORDINAL_DIGITS = re.compile(r"(\d+)(?:st|nd|rd|th)")
+
+
+def in_scale(number: str, unit: str) -> str | None:
+    """`number` restated in `unit` when the unit is a scale word, as a KB may keep an amount
+    ("9.29 million" viewers): "9,500,000" read is 9.5 of "million"; None for any other unit.
+
+    >>> in_scale("9500000", "million"), in_scale("12", "thousand"), in_scale("5", "metre")
+    ('9.5', '0.012', None)
+    """
+    scale = _scale(unit.lower()) if unit else None
+    return _plain(Decimal(number) / scale) if scale else None
+
+
 def _plain(value: Decimal) -> str:
     text = format(value.normalize(), "f")
     return "0" if text in ("-0", "+0") else text

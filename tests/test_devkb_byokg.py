@@ -18,10 +18,20 @@ from koplc.llm.byokg.reasoner import ByokgFrontEnd
 pytestmark = pytest.mark.model
 DEVKBS = Path(__file__).resolve().parent / "fixtures" / "devkbs"
 KBS = {"starwars": ("kb.nt", None), "isotopes": ("kb.json", None),
-       "flights": ("kb.txt", "schema.json")}
+       "flights": ("kb.txt", "schema.json"), "bakeoff": ("kb.json", None)}
 
 # (KB, a tune-half question, an op the program must use)
 CASES = [
+    # an age said with "older": more of it, where of a date it would be earlier
+    ("bakeoff", "Which bakers were older than 65?", "FilterNum"),
+    ("bakeoff", "Who is older, Edd Kimber or John Whaite?", "SelectBetween"),
+    # "the first series" names Series 1, and its "first" is no earliest-time cue
+    ("bakeoff", "When did the first series premiere?", "QueryAttr"),
+    # a number qualifying an attribute fact: its value under that qualifier
+    ("bakeoff", "What was Candice Brown's technical challenge rank in episode 10?",
+     "QueryAttrUnderCondition"),
+    # the 5 of "series 5" is part of a name, not a value the question states
+    ("bakeoff", "Which bakers won series shown on the channel that aired series 5?", "Relate"),
     ("isotopes", "Is carbon-14's half-life more than 5,000 years?", "VerifyNum"),
     ("isotopes", "Does cobalt-60 take longer than 1,000 days to lose half its activity?",
      "VerifyNum"),
@@ -120,6 +130,7 @@ def test_the_search_answers_with_the_shape_the_question_needs(frontend, kbs, kb,
 @pytest.mark.parametrize(("kb", "question"), [
     ("flights", "Who manufactured N999ZZ?"),  # "who" is near no concept of the KB
     ("starwars", "What is the home planet of Jar Jar Abrams?"),  # not Jar Jar Binks
+    ("bakeoff", "Who won series 11?"),  # the KB numbers its series 1 to 10
 ])
 def test_a_question_about_what_the_kb_lacks_links_nothing(frontend, kbs, kb, question):
     from koplc.kopl.answering.linking import link_question, links

@@ -89,7 +89,9 @@ def test_superlatives_read_alike_in_programs_and_in_questions(extreme):
 def test_a_word_whose_comparator_depends_on_the_attribute_is_left_alone_in_programs():
     assert read_operator(ArgKind.AMONG, "oldest") is None
     assert read_operator(ArgKind.COMPARATOR, "older") is None
-    assert cues("Which is the oldest element?").least
+    oldest = cues("Which is the oldest element?")
+    assert oldest.earlier and oldest.extremes == ("largest",)  # the earliest time, most age
+    assert cues("Who is younger than 30?").amount_comparators == ("<",)
 
 
 def test_verb_forms():

@@ -12,7 +12,9 @@ nothing: it asks about something the KB lacks.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
+from functools import lru_cache
 
 from koplc.kopl.answering.unheld import Unheld, unheld
 from koplc.kopl.datasets.metaqa import lexicon_for
@@ -22,6 +24,7 @@ from koplc.kopl.grounding.mentions import Linked, link, said_words, says
 from koplc.kopl.ir import FilterConcept, FindAll
 from koplc.kopl.lexicon import asked_noun, plural
 from koplc.kopl.naming import name_head
+from koplc.kopl.quantities_in_text import numbered
 
 NOTHING_LINKS = "nothing found: the question names no entity or concept of the KB"
 
@@ -45,7 +48,8 @@ def link_question(question: str, kb) -> Linked:
     that no entity has (`unknown_name`). A dataset's words that name nothing count only on that
     dataset's KB (`metaqa.lexicon_for`)."""
     linked = link(question, kb, lexicon_for(kb))
-    if not linked.entities and unknown_name(linked.question):
+    if not linked.entities and (unknown_name(linked.question)
+                                or unknown_numbered(linked.question, kb)):
         return replace(linked, concepts=())
     if not linked.entities and not linked.concepts:
         linked = replace(linked, concepts=tuple(
@@ -71,6 +75,35 @@ def unknown_name(question: str) -> str | None:
     return found.group(0).rstrip(".") if found else None
 
 
+def unknown_numbered(question: str, kb) -> str | None:
+    """A numbered name the question says ("series 11", "the eleventh series") that no entity
+    has, where the KB numbers names so (two or more entities named "Series" and a number):
+    when the mention linker linked no entity (the caller's test), the question is about
+    something the KB lacks."""
+    heads = _numbered_heads(kb)
+    if not heads:
+        return None
+    words = re.findall(r"[\w'-]+", question)
+    for pair in zip(words, words[1:], strict=False):
+        said = " ".join(pair)
+        name = numbered(said) or said
+        head, _, number = name.rpartition(" ")
+        if number.isdigit() and head.lower() in heads:
+            return said
+    return None
+
+
+@lru_cache(maxsize=8)
+def _numbered_heads(kb) -> frozenset[str]:
+    """The words that two or more of the KB's entity names are, followed by a number."""
+    found = Counter(m.group(1).lower() for name in kb.name_to_nodes
+                    if (m := _NUMBERED.fullmatch(str(name))))
+    return frozenset(head for head, n in found.items() if n >= 2)
+
+
+_NUMBERED = re.compile(r"([A-Za-z][\w'-]*) \d+")
+
+
 def links(linked: Linked) -> bool:
     """Whether the question names anything of the KB: the one "did it link" rule."""
     return bool(linked.entities or linked.concepts)
@@ -87,7 +120,7 @@ def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float],
             return None
         return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),
                         seconds=seconds)
-    name = unknown_name(linked.question)
+    name = unknown_name(linked.question) or unknown_numbered(linked.question, kb)
     error = f"nothing found: the KB has no entity named {name!r}" if name else NOTHING_LINKS
     return Compiled(linked.question, frontend, failure="link", error=error, seconds=seconds)
 

@@ -29,6 +29,7 @@ from koplc.kopl.lexicon import (
     singular,
 )
 from koplc.kopl.naming import name_head, name_words
+from koplc.kopl.quantities_in_text import numbered
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
 _POSSESSIVE = re.compile(r"\s*['’]s$")
@@ -127,6 +128,8 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             if names is None and _POSSESSIVE.search(span):  # "Marie Curie's discoveries"
                 span = _POSSESSIVE.sub("", span)
                 names = table.names(span)
+            if names is None and numbered(span):  # "series one", "the first series"
+                names = table.names(numbered(span))
             group = False
             if names is None and singular(span) != span:  # "the Gungans": a name, plural
                 names = table.names(singular(span))

@@ -37,6 +37,7 @@ from koplc.kopl.ir import (
     VerifyStr,
 )
 from koplc.kopl.lexicon import (
+    AS_AMOUNTS,
     AS_TIMES,
     COMPARATIVES,
     RELATEDNESS,
@@ -47,7 +48,7 @@ from koplc.kopl.lexicon import (
     plural,
     singular,
 )
-from koplc.kopl.quantities_in_text import quantities_in
+from koplc.kopl.quantities_in_text import in_scale, ordinals_in, quantities_in
 from koplc.kopl.registry import op_for, ops_of
 from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.units import bare_number, sympy_unit
@@ -58,6 +59,7 @@ _MOST, _LEAST = ("|".join(SUPERLATIVES[op]) for op in (AmongOp.LARGEST, AmongOp.
 _MORE, _LESS = ("|".join(COMPARATIVES[c]) for c in (Comparator.GT, Comparator.LT))
 _RELATED = "|".join(RELATEDNESS)
 _EARLIER_TIME, _LATER_TIME = ("|".join(AS_TIMES[c]) for c in (Comparator.LT, Comparator.GT))
+_OLDER, _YOUNGER = ("|".join(AS_AMOUNTS[c]) for c in (Comparator.GT, Comparator.LT))
 
 
 @dataclass(frozen=True)
@@ -84,32 +86,63 @@ class Cues:
     for a time, an amount or a count."""
     options: tuple[str, ...] = ()
     """The options an alternative question offers ("positive or negative")."""
+    older: bool = False
+    """Whether the question says "older" or "oldest": more of an amount (an age), where of a
+    time it is `earlier`; `younger` likewise less."""
+    younger: bool = False
 
     @property
     def comparators(self) -> tuple[str, ...]:
-        """The comparators a stated value is compared by: those the words say, else "="."""
+        """The comparators a stated time is compared by: those the words say, else "="."""
         said = (">",) * self.more + ("<",) * self.less
         return said or ("=",)
 
+    @property
+    def amount_comparators(self) -> tuple[str, ...]:
+        """The comparators a stated amount is compared by: `comparators`, with "older" as more
+        and "younger" as less."""
+        said = (">",) * (self.more or self.older) + ("<",) * (self.less or self.younger)
+        return said or ("=",)
 
-def cues(question: str) -> Cues:
-    """The question's cues.
+    @property
+    def extremes(self) -> tuple[str, ...]:
+        """The SelectAmong comparators the question's superlatives (or "older", "younger") ask."""
+        return ("largest",) * (self.most or self.older) + ("smallest",) * (self.least
+                                                                          or self.younger)
+
+
+def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
+    """The question's cues; a word or number said inside one of the entity `spans` is part of
+    a name ("series 5", "carbon-14", "the first series"), not a cue.
 
     >>> c = cues("Which elements have a melting point above 3000 kelvin?")
     >>> c.yes_no, c.most or c.least, c.comparators, c.numbers, c.units
     (False, False, ('>',), ('3000',), ('kelvin',))
     >>> cues("Which cities have more than 100,000,000 or ten million people?").numbers
     ('100000000', '10000000')
+    >>> cues("Who was eliminated in the second episode?").numbers
+    ('2',)
+    >>> cues("Who won the series after series 5 in 2015?", ((25, 33),)).numbers
+    ('2015',)
     """
-    def has(pattern: str) -> bool:
-        return re.search(rf"\b(?:{pattern})\b", question, re.IGNORECASE) is not None
+    unnamed = question  # what the question says outside its names ("the first series")
+    for start, end in spans:
+        unnamed = unnamed[:start] + " " * (end - start) + unnamed[end:]
 
-    said = quantities_in(question)
+    def has(pattern: str) -> bool:
+        return re.search(rf"\b(?:{pattern})\b", unnamed, re.IGNORECASE) is not None
+
+    amounts = quantities_in(question)
+    said = sorted((q for q in (*amounts, *ordinals_in(question))  # "the first episode": 1
+                   if not any(a.start < q.end and q.start < a.end for a in amounts if a != q)
+                   and not any(start < q.end and q.start < end for start, end in spans)),
+                  key=lambda q: q.start)
     return Cues(is_yes_no(question), has(_RELATED),
                 has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
-                who=_WHO.match(question) is not None, options=alternatives(question))
+                who=_WHO.match(question) is not None, options=alternatives(question),
+                older=has(_OLDER), younger=has(_YOUNGER))
 
 
 # A question that opens with who, whom or whose ("Who's", "To whom").
@@ -165,10 +198,12 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
         # the question states a number, which constrains what it counts ("have four engines")
         candidates = [c for c in candidates if node_of(c).op != "Count"]
     candidates = _qualifier_said_or_not(cue.text, candidates, node_of)
+    aged = cue.older or cue.younger  # "older than 65" states an age; "the oldest" ranks
     wanted = [op.__name__ for op in ops_of("verify", "exists")] if cue.yes_no else (
-        ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least else (
+        ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least or (
+            aged and not cue.numbers) else (
             ("SelectBetween", *_PICKS) if cue.more or cue.less else (
-                _PICKS if cue.earlier or cue.later else ())))
+                _PICKS if (cue.earlier or cue.later) and not aged else ())))
     kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
     return kept or candidates
 
@@ -287,7 +322,9 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
             if said and span is not None and unit in ("", "1"):
                 bare = bare_number(float(number), said, *span)
                 number = number if bare is None else f"{bare:g}"
-            for comparator in cue.comparators:
+            elif not said:  # "9,500,000 viewers" of a key kept in millions
+                number = in_scale(number, unit) or number
+            for comparator in cue.amount_comparators:
                 yield _quantity(number, _unit_of(said, unit)), comparator
     elif kind == "date":
         for number in (n for n in cue.numbers if re.fullmatch(r"\d{3,4}", n)):
@@ -319,7 +356,7 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
     asks for the earliest or latest; a Verify of an attribute by a value the question states
     (`_stated`) when it is a yes/no question."""
     facts = _key_facts(kb)
-    extremes = ("largest",) * cue.most + ("smallest",) * cue.least
+    extremes = cue.extremes
     if extremes or cue.earlier or cue.later:
         for key, (kind, _, _) in sorted(facts.items()):
             if kind == "quantity":
@@ -378,7 +415,8 @@ def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
         yield QueryRelation(left=left, right=right)
     both = Or(left=left, right=right)
     for key, (kind, _, _) in sorted(_key_facts(kb).items()):
-        picks = ([ArgMax] * (cue.more or cue.most) + [ArgMin] * (cue.less or cue.least)
+        picks = ([ArgMax] * (cue.more or cue.most or cue.older)
+                 + [ArgMin] * (cue.less or cue.least or cue.younger)
                  if kind == "quantity" else _time_picks(cue) if kind in (YEAR, DATE) else [])
         for pick in picks:
             picked = pick(input=both, key=key)
@@ -435,9 +473,26 @@ def qualifier_queries(node: Node, kb, cue: Cues) -> Iterator[Node]:
             for qkey, qvalues in sorted(qualifiers.items()):
                 yield QueryAttrQualifier(input=node, key=key, value=str(value), qkey=qkey)
                 for qvalue in qvalues:
-                    if qvalue.type == "string" and _said(cue.text, str(qvalue.value)):
+                    if _condition_said(qvalue, cue):
                         yield QueryAttrUnderCondition(input=node, key=key, qkey=qkey,
-                                                      qvalue=str(qvalue.value))
+                                                      qvalue=str(qvalue.value)
+                                                      if qvalue.type == "string" else str(qvalue))
+
+
+def _condition_said(qvalue, cue: Cues) -> bool:
+    """Whether the question says a qualifier's value: a string as words, a number or a year
+    as one of the numbers it states ("in episode 10", "in 1932")."""
+    if qvalue.type == "string":
+        return _said(cue.text, str(qvalue.value))
+    number = str(qvalue).split()[0]
+    return any(_same_number(number, said) for said in cue.numbers)
+
+
+def _same_number(a: str, b: str) -> bool:
+    try:
+        return float(a) == float(b)
+    except ValueError:
+        return False
 
 
 def relation_qualifiers(left: Node, right: Node, kb) -> Iterator[Node]:

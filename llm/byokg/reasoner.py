@@ -221,7 +221,7 @@ class Reasoner:
         how many."""
         opts, topics = self.options, set(linked.entities)
         question = self.asked(linked)
-        cue = cues(linked.question)
+        cue = cues(linked.question, linked.spans)
         starts = ([Find(name=e) for e in linked.entities]
                   or concept_starts(self.kb, linked.question)
                   or [FilterConcept(input=FindAll(), concept=c) for c in linked.concepts])
