@@ -178,7 +178,10 @@ READINGS: dict[str, Reading] = {
     "VerifyYear": _verify(time=True),
     "VerifyDate": _verify(time=True),
     "QueryAttrQualifier": Reading("the {qkey} of the {key} {value} of {input}"),
-    "QueryRelationQualifier": Reading("the {qkey} of the {relation} fact from {left} to {right}"),
+    "QueryRelationQualifier": Reading(lambda n, p: (
+        f"the {p['qkey']} of the {p['relation']} fact of {p['left']}"  # to what it reaches
+        if isinstance(n.right, ir.Relate) and n.right.input == n.left
+        else f"the {p['qkey']} of the {p['relation']} fact from {p['left']} to {p['right']}")),
     "ArgMax": Reading(_arg_extreme("largest")),
     "ArgMin": Reading(_arg_extreme("smallest")),
     "TimeConstraint": Reading("{input} whose {relation} holds at {time}"),

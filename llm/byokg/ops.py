@@ -463,12 +463,22 @@ def qualifier_filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
 
 
 def qualifier_queries(node: Node, kb, cue: Cues) -> Iterator[Node]:
-    """What the qualifiers of one named entity's attribute facts answer: a qualifier's value
-    (QueryAttrQualifier), and an attribute's value under a qualifier value the question says
-    (QueryAttrUnderCondition: "potassium-40's branching ratio for beta-minus decay")."""
+    """What the qualifiers of one named entity's facts answer: a qualifier's value
+    (QueryAttrQualifier), an attribute's value under a qualifier value the question says
+    (QueryAttrUnderCondition: "potassium-40's branching ratio for beta-minus decay"), and a
+    qualifier of its facts of one relation, whatever they reach (QueryRelationQualifier of the
+    entity and its Relate: "in which episode was X eliminated", the series unsaid)."""
     if node.op != "Find" or not _qualifier_facts(kb)[0]:
         return
+    seen = set()
     for entity in kb.name_to_nodes.get(node.name, ()):
+        for _, relation, direction, _, qualifiers in kb.relations[entity]:
+            for qkey in sorted(qualifiers):
+                if (relation, direction, qkey) not in seen:
+                    seen.add((relation, direction, qkey))
+                    reached = Relate(input=node, relation=relation, direction=direction)
+                    yield QueryRelationQualifier(left=node, right=reached, relation=relation,
+                                                 qkey=qkey)
         for key, value, qualifiers in kb.attributes[entity]:
             for qkey, qvalues in sorted(qualifiers.items()):
                 yield QueryAttrQualifier(input=node, key=key, value=str(value), qkey=qkey)
