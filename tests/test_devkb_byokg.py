@@ -188,6 +188,7 @@ def test_no_query_of_an_attribute_filtered_by_anywhere_below(kbs):
     ("isotopes", "What is the melting point of iron-56?", "melting point"),
     ("flights", "What colour is N10156?", "colour"),
     ("starwars", "Who is Rey's father?", "father"),
+    ("bakeoff", "Who judged the first series?", "judged"),  # a verb the KB has nothing like
 ])
 def test_a_property_the_kb_names_nothing_like_finds_nothing(frontend, kbs, kb, question, asked):
     # without the rule the search answered the nearest property it has (a spin, a model, a

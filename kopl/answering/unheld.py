@@ -3,9 +3,9 @@ is the melting point of iron-56?" of a KB of isotopes that holds no melting poin
 father?" of one that holds no family): nothing is found, rather than the answer of the nearest
 program, which reads some other property.
 
-Only a property asked in one of three plain shapes counts, since there the words can name
-nothing else: "the X of ENT", "ENT's X" and "what X is ENT", each ending the question (ENT: the
-linked entity, masked). X, of one or two words, is compared by MiniLM cosine with every name of
+Only a property asked in one of four plain shapes counts, since there the words can name
+nothing else: "the X of ENT", "ENT's X", "what X is ENT" and "who X-ed (the) ENT" (a verb and its object), each ending
+the question (ENT: the linked entity, masked). X, of one or two words, is compared by MiniLM cosine with every name of
 the KB's schema (relations, attributes, qualifier keys, concepts, as words), their words'
 verbs and agent nouns ("illustrator" for "illustrated by") and their WordNet relatives
 (`koplc.kopl.relatives`); below `UNHELD` for all of them, the KB holds nothing like X.
@@ -29,7 +29,8 @@ UNHELD = 0.46
 _X = r"([a-z]+(?:\s+[a-z]+)?)"
 _SHAPES = (re.compile(rf"\bthe\s+{_X}\s+of\s+ENT\W*$", re.IGNORECASE),
            re.compile(rf"\bENT['’]s\s+{_X}\W*$", re.IGNORECASE),
-           re.compile(rf"^\W*what\s+{_X}\s+(?:is|are|was|were)\s+ENT\W*$", re.IGNORECASE))
+           re.compile(rf"^\W*what\s+{_X}\s+(?:is|are|was|were)\s+ENT\W*$", re.IGNORECASE),
+           re.compile(r"^\W*who\s+([a-z]+)\s+(?:the\s+)?ENT\W*$", re.IGNORECASE))
 
 
 class Unheld(KoplcError):
@@ -43,8 +44,9 @@ def asked_property(masked: str) -> str | None:
     when it asks otherwise.
 
     >>> [asked_property(q) for q in ("What is the melting point of ENT?", "Who is ENT's father?",
-    ...     "What colour is ENT?", "Where do the members of ENT's species come from?")]
-    ['melting point', 'father', 'colour', None]
+    ...     "What colour is ENT?", "Where do the members of ENT's species come from?",
+    ...     "Who judged the ENT?", "Who hails from ENT?")]
+    ['melting point', 'father', 'colour', None, 'judged', None]
     """
     for shape in _SHAPES:
         found = shape.search(masked.strip())

@@ -152,7 +152,11 @@ class Compiler:
         raw = self.lm.generate(prompt, 1, 0.0, 1, STOP, grammar, hints=hints(linked, demos))
         seconds["generation"] += time.perf_counter() - clock
         attempts = [self._run(raw[0], linked, opts, seconds)]
-        if opts.grammar == "fallback" and attempts[0].failed in ("parse", "type"):
+        # The LM's further tries (with the grammar, then samples) cost seconds each; where the
+        # search has a program that fits the question, its adapted programs stand in for them.
+        fitting = bool(searched) and searched[0].near >= self._searcher.options.min_fit
+        if (opts.grammar == "fallback" and attempts[0].failed in ("parse", "type")
+                and not fitting):
             # The grammar costs several times the free decoding, so it runs only when the
             # free program does not parse or type-check.
             grammar = self.grammar
@@ -163,8 +167,8 @@ class Compiler:
         chosen = len(attempts) - 1 if attempts[-1].answer else None
         if chosen is None and opts.rerank and opts.samples:
             clock = time.perf_counter()
-            more = self.lm.generate(prompt, opts.samples, opts.temperature, opts.top_k, STOP,
-                                    grammar)
+            more = () if fitting else self.lm.generate(
+                prompt, opts.samples, opts.temperature, opts.top_k, STOP, grammar)
             seconds["generation"] += time.perf_counter() - clock
             attempts += [replace(self._run(text, linked, opts, seconds), source="sample")
                          for text in more]
