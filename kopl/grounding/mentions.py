@@ -128,8 +128,9 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             if names is None and _POSSESSIVE.search(span):  # "Marie Curie's discoveries"
                 span = _POSSESSIVE.sub("", span)
                 names = table.names(span)
-            if names is None and numbered(span):  # "series one", "the first series"
-                names = table.names(numbered(span))
+            renamed = numbered(span) if names is None else None
+            if renamed is not None:  # "series one", "the first series"
+                names = table.names(renamed)
             group = False
             if names is None and singular(span) != span:  # "the Gungans": a name, plural
                 names = table.names(singular(span))
