@@ -142,10 +142,7 @@ def ordinals_in(text: str) -> tuple[QuantityInText, ...]:
     for match in re.finditer(r"\b([a-z]+(?:-[a-z]+)?|\d+(?:st|nd|rd|th))(?=\s+([a-z]+))", lowered):
         if match.group(2) in CONTENT_STOP_WORDS:
             continue
-        word = match.group(1)
-        digits = _ORDINAL_DIGITS.fullmatch(word)
-        place = (int(digits.group(1)) if digits
-                 else parse_ordinal(word) if word.endswith(("st", "nd", "rd", "th")) else None)
+        place = _place(match.group(1))
         if place:
             found.append(QuantityInText(str(place), match.start(1), match.end(1), ""))
     return tuple(found)
@@ -158,20 +155,28 @@ def numbered(span: str) -> str | None:
 
     >>> numbered("series one"), numbered("seventh series"), numbered("3rd season")
     ('series 1', 'series 7', 'season 3')
-    >>> numbered("series 1"), numbered("first"), numbered("one two")
-    (None, None, None)
+    >>> numbered("series 1"), numbered("first"), numbered("one two"), numbered("once more")
+    (None, None, None, None)
     """
     words = span.split()
     if len(words) != 2 or any(w[:1].isdigit() for w in words[1:]):
         return None
     first, second = (w.lower() for w in words)
-    ordinal = _ORDINAL_DIGITS.fullmatch(first)
-    place = int(ordinal.group(1)) if ordinal else parse_ordinal(first)
+    place = _place(first)
     if place and not _is_number_word(second):
         return f"{words[1]} {place}"
     if _is_number_word(second) and not _is_number_word(first) and not place:
         return f"{words[0]} {parse_number(second)}"
     return None
+
+
+def _place(word: str) -> int | None:
+    """The number an ordinal says ("fifth", "3rd"); None for any other word (number_parser
+    reads "once" as 11: an ordinal word must end as one)."""
+    digits = _ORDINAL_DIGITS.fullmatch(word)
+    if digits:
+        return int(digits.group(1))
+    return parse_ordinal(word) if word.endswith(("st", "nd", "rd", "th")) else None
 
 
 _ORDINAL_DIGITS = re.compile(r"(\d+)(?:st|nd|rd|th)")
