@@ -26,6 +26,12 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
+def gold_form(value) -> list:
+    """An executed program's value as a question file writes its gold answers: a list as its
+    sorted distinct members, anything else as itself alone."""
+    return sorted(set(value)) if isinstance(value, list) else [value]
+
+
 @pytest.fixture
 def user_cache(tmp_path, monkeypatch) -> Path:
     """A user cache folder of the test's own (KOPLC_CACHE_DIR)."""

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import FIXTURES, read_jsonl
+from conftest import FIXTURES, gold_form, read_jsonl
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.kopl_json import load_kopl_json
 from koplc.kopl.syntax.nested import parse
@@ -65,5 +65,5 @@ def test_the_kb_holds_qualified_facts_both_ways(kb):
                                       for q in QUESTIONS if "program" in q])
 def test_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
-    got = sorted(set(answer.value)) if isinstance(answer.value, list) else [answer.value]
+    got = gold_form(answer.value)
     assert got == question["answers"]

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import FIXTURES, read_jsonl
+from conftest import FIXTURES, gold_form, read_jsonl
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.kb.triple_schema import read_schema
@@ -66,5 +66,5 @@ def _case(q):
 @pytest.mark.parametrize("question", [_case(q) for q in QUESTIONS if "program" in q])
 def test_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
-    got = sorted(set(answer.value)) if isinstance(answer.value, list) else [answer.value]
+    got = gold_form(answer.value)
     assert got == question["answers"]

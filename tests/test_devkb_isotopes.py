@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import FIXTURES, read_jsonl
+from conftest import FIXTURES, gold_form, read_jsonl
 from koplc.kopl.execution.executor import DEFAULT, ExecOptions, execute
 from koplc.kopl.kb.kopl_json import load_kopl_json
 from koplc.kopl.syntax.nested import parse
@@ -90,7 +90,7 @@ def _program_case(q: dict):
 def test_programs_give_the_gold_answers(kb, question):
     options = CONVERTING if question.get("unit_conversion") else DEFAULT
     answer = execute(parse(question["program"]).program, kb, options)
-    got = sorted(set(answer.value)) if isinstance(answer.value, list) else [answer.value]
+    got = gold_form(answer.value)
     assert got == question["answers"]
 
 

@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import FIXTURES, read_jsonl
+from conftest import FIXTURES, gold_form, read_jsonl
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.triples import load_rdf
 from koplc.kopl.syntax.nested import parse
@@ -75,5 +75,5 @@ def test_urn_predicates_are_named_by_their_local_part(kb):
                          ids=lambda q: q["question"][:60])
 def test_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
-    got = sorted(set(answer.value)) if isinstance(answer.value, list) else [answer.value]
+    got = gold_form(answer.value)
     assert got == question["answers"]
