@@ -327,10 +327,13 @@ class Reasoner:
         """Whether the search's refusal holds for `node`, another front end's program: no
         program the search `found` fits the question as well as `min_fit`, nor does `node`,
         and `node` does not join every entity the question names (`joins_all`)."""
-        least = self.options.min_fit
-        if any(c.near >= least for c in found) or joins_all(node, linked):
+        if self.fits(found) or joins_all(node, linked):
             return False
-        return self.nearness([node], self.asked(linked))[0] < least
+        return self.nearness([node], self.asked(linked))[0] < self.options.min_fit
+
+    def fits(self, found: list[Candidate]) -> bool:
+        """Whether a program the search `found` fits the question as well as `min_fit`."""
+        return any(c.near >= self.options.min_fit for c in found)
 
     def rerank(self, candidates: list[Candidate], prompt: str,
                question: str) -> list[Candidate]:

@@ -154,7 +154,7 @@ class Compiler:
         attempts = [self._run(raw[0], linked, opts, seconds)]
         # The LM's further tries (with the grammar, then samples) cost seconds each; where the
         # search has a program that fits the question, its adapted programs stand in for them.
-        fitting = bool(searched) and searched[0].near >= self._searcher.options.min_fit
+        fitting = bool(searched) and self._searcher.fits(searched)
         if (opts.grammar == "fallback" and attempts[0].failed in ("parse", "type")
                 and not fitting):
             # The grammar costs several times the free decoding, so it runs only when the
