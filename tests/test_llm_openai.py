@@ -40,6 +40,15 @@ def test_greedy_completion_matches_the_embedded_model(server, embedded):
 
 
 @pytest.mark.server
+def test_a_looping_completion_is_cut_as_the_embedded_model_cuts_it(server, embedded):
+    served = OpenAICompatibleLM(server, timeout=120)
+    loop = "Find(Heat)\nRelate(directed_by, forward)\n" * 4
+    got = served.generate(loop, 1, 0.0, 1, (), max_tokens=40, repeats=3)
+    assert got == ["Find(Heat)\nRelate(directed_by, forward)\n" * 2]
+    assert got == embedded.generate(loop, 1, 0.0, 1, (), max_tokens=40, repeats=3)
+
+
+@pytest.mark.server
 def test_scores_match_the_embedded_model(server, embedded):
     served = OpenAICompatibleLM(server, timeout=120)
     right = served.score("The film Heat was directed by", " Michael Mann")

@@ -7,6 +7,7 @@ import pytest
 
 from koplc.llm.lm import speculative
 from koplc.llm.lm.embedded import LlamaCppLM
+from koplc.llm.lm.repeats import before_repeat
 from koplc.llm.lm.speculative import PromptStates, draft, lookup, resync
 from llama_reference import reference_score
 
@@ -235,3 +236,17 @@ def test_a_kept_prefix_is_read_once_across_processes(models, tmp_path, monkeypat
     read = wipe_and_count_reads(third, monkeypatch)
     third.keep_prefix(SHOTS)
     assert read == [n] and kept_prefix.read_state(saved) is not None
+
+
+@pytest.mark.model
+def test_a_looping_completion_ends_before_a_line_said_a_third_time(models):
+    plain, fast = models
+    p = "Find(Heat)\nRelate(directed_by, forward)\n" * 4
+    whole = plain.generate(p, 1, 0.0, 1, (), max_tokens=40)[0]
+    assert whole.count("Find(Heat)\n") >= 3  # the model goes on with the loop
+    cut = before_repeat(whole, 3)
+    assert cut == "Find(Heat)\nRelate(directed_by, forward)\n" * 2
+    for model in models:
+        assert model.generate(p, 1, 0.0, 1, (), max_tokens=40, repeats=3) == [cut]
+    # Without `repeats` the loop runs on to max_tokens.
+    assert fast.generate(p, 1, 0.0, 1, (), max_tokens=40) == [whole]

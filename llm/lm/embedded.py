@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from koplc.kopl.errors import KoplcError
+from koplc.llm.lm.repeats import before_repeat
 from koplc.llm.lm.response_cache import ResponseCache, cached
 
 
@@ -25,8 +26,10 @@ class LM(Protocol):
 
     def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
                  stop: Sequence[str] = (), grammar: str | None = None,
-                 max_tokens: int = 160, hints: Sequence[str] = ()) -> list[str]:
-        """`n` completions of `prompt` (greedy when temperature is 0), cut at `stop`.
+                 max_tokens: int = 160, hints: Sequence[str] = (),
+                 repeats: int = 0) -> list[str]:
+        """`n` completions of `prompt` (greedy when temperature is 0), cut at `stop` and, with
+        `repeats`, before a line written for the `repeats`-th time (llm/lm/repeats.py).
 
         `hints` are texts the completion may well be: a client that decodes speculatively
         checks them as drafts and keeps only the tokens that are its own choice anyway."""
@@ -89,18 +92,21 @@ class LlamaCppLM:
 
     def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
                  stop: Sequence[str] = (), grammar: str | None = None,
-                 max_tokens: int = 160, hints: Sequence[str] = ()) -> list[str]:
+                 max_tokens: int = 160, hints: Sequence[str] = (),
+                 repeats: int = 0) -> list[str]:
         request = dict(model=self.name, op="generate", prompt=prompt, n=n,
                        temperature=temperature, top_k=top_k, stop=list(stop), grammar=grammar,
                        max_tokens=max_tokens, seed=self.seed)
+        if repeats:
+            request["repeats"] = repeats
         if self._speculates(temperature, grammar):
             # Batched checking can break a near-tie the other way than one token per pass.
             request["decoding"] = "speculative"
         return cached(self.cache, request, lambda: self._generate(
-            prompt, n, temperature, top_k, stop, grammar, max_tokens, hints))
+            prompt, n, temperature, top_k, stop, grammar, max_tokens, hints, repeats))
 
     def _generate(self, prompt, n, temperature, top_k, stop, grammar, max_tokens,
-                  hints) -> list[str]:
+                  hints, repeats) -> list[str]:
         from llama_cpp import LlamaGrammar
 
         from koplc.llm.lm import speculative
@@ -108,7 +114,7 @@ class LlamaCppLM:
         if self._speculates(temperature, grammar):
             try:
                 text = speculative.greedy(self._model, prompt, stop, max_tokens, self._states,
-                                          hints)
+                                          hints, repeats)
                 return [text] * n
             except ValueError as err:
                 raise KoplcError(str(err), code="lm-context") from err
@@ -124,7 +130,7 @@ class LlamaCppLM:
                 prompt, max_tokens=max_tokens, temperature=temperature, top_k=top_k,
                 top_p=1.0, min_p=0.0, repeat_penalty=1.0, stop=list(stop) or None,
                 grammar=compiled)
-            outs.append(result["choices"][0]["text"])
+            outs.append(before_repeat(result["choices"][0]["text"], repeats))
         return outs
 
     def _speculates(self, temperature: float, grammar: str | None) -> bool:

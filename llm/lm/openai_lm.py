@@ -11,6 +11,7 @@ import urllib.request
 from collections.abc import Sequence
 
 from koplc.kopl.errors import KoplcError
+from koplc.llm.lm.repeats import before_repeat
 from koplc.llm.lm.response_cache import ResponseCache, cached
 
 
@@ -52,13 +53,18 @@ class OpenAICompatibleLM:
 
     def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
                  stop: Sequence[str] = (), grammar: str | None = None,
-                 max_tokens: int = 160, hints: Sequence[str] = ()) -> list[str]:
-        """`hints` (drafts for speculative decoding) are not used here."""
+                 max_tokens: int = 160, hints: Sequence[str] = (),
+                 repeats: int = 0) -> list[str]:
+        """`hints` (drafts for speculative decoding) are not used here; `repeats` cuts each
+        whole completion (llm/lm/repeats.py)."""
         request = dict(model=self.name, op="generate", prompt=prompt, n=n, chat=self.chat,
                        temperature=temperature, top_k=top_k, stop=list(stop), grammar=grammar,
                        max_tokens=max_tokens)
+        if repeats:
+            request["repeats"] = repeats
         return cached(self.cache, request, lambda: [
-            self._one(prompt, temperature, top_k, stop, grammar, max_tokens, seed)
+            before_repeat(self._one(prompt, temperature, top_k, stop, grammar, max_tokens, seed),
+                          repeats)
             for seed in range(n)])
 
     def _one(self, prompt, temperature, top_k, stop, grammar, max_tokens, seed) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from koplc.llm.lm import llama_adapter
+from koplc.llm.lm.repeats import before_repeat
 
 # Without a hint, a draft is the text that followed the longest recent match of the last few
 # tokens.
@@ -206,9 +207,11 @@ def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
 
 
 def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
-           states: PromptStates | None = None, hints: Sequence[str] = ()) -> str:
-    """The greedy completion of `prompt` up to the first `stop` string, end of text or
-    `max_tokens` tokens; `hints` are likely completions, checked first as drafts. The prompt
+           states: PromptStates | None = None, hints: Sequence[str] = (),
+           repeats: int = 0) -> str:
+    """The greedy completion of `prompt` up to the first `stop` string, end of text,
+    `max_tokens` tokens or (with `repeats`) a line written for the `repeats`-th time; `hints`
+    are likely completions, checked first as drafts. The prompt
     (but its last token) is kept in `states` afterwards, for the scores after it (a repair
     scores its candidates after the generation prompt) and for later prompts."""
     tokens = llm.tokenize(prompt.encode(), add_bos=True)
@@ -217,7 +220,7 @@ def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
                          f"{llm.n_ctx()}-token context")
     held = start_from(llm, tokens, states)
     # What the context lacks of the prompt is read in the first draft's pass.
-    text = _complete(llm, tokens, tokens[held:], stop, max_tokens, hints)
+    text = _complete(llm, tokens, tokens[held:], stop, max_tokens, hints, repeats)
     if states is not None:
         keep(llm, len(tokens) - 1)
         states.save(llm, tokens[:-1])
@@ -225,7 +228,7 @@ def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
 
 
 def _complete(llm, tokens: list[int], pending: list[int], stop: Sequence[str],
-              max_tokens: int, hints: Sequence[str]) -> str:
+              max_tokens: int, hints: Sequence[str], repeats: int) -> str:
     """The speculative loop: the context holds `tokens` but `pending`."""
     def tokenize(part: str) -> list[int]:
         return llm.tokenize(part.encode(), add_bos=False)
@@ -252,6 +255,9 @@ def _complete(llm, tokens: list[int], pending: list[int], stop: Sequence[str],
         cut = [text.index(s) for s in stop if s in text]
         if cut:
             return text[: min(cut)]
+        looped = before_repeat(text, repeats)
+        if len(looped) < len(text):
+            return looped
         if ended:
             break
         pending = [out[-1]]

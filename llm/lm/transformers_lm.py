@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from koplc.kopl.errors import KoplcError
+from koplc.llm.lm.repeats import before_repeat
 from koplc.llm.lm.response_cache import ResponseCache, cached
 
 
@@ -32,13 +33,18 @@ class TransformersLM:
 
     def generate(self, prompt: str, n: int = 1, temperature: float = 0.0, top_k: int = 40,
                  stop: Sequence[str] = (), grammar: str | None = None,
-                 max_tokens: int = 160, hints: Sequence[str] = ()) -> list[str]:
-        """`hints` (drafts for speculative decoding) are not used here."""
+                 max_tokens: int = 160, hints: Sequence[str] = (),
+                 repeats: int = 0) -> list[str]:
+        """`hints` (drafts for speculative decoding) are not used here; `repeats` cuts each
+        whole completion (llm/lm/repeats.py)."""
         request = dict(model=self.name, op="generate", prompt=prompt, n=n, top_k=top_k,
                        temperature=temperature, stop=list(stop), max_tokens=max_tokens,
                        seed=self.seed)
+        if repeats:
+            request["repeats"] = repeats
         return cached(self.cache, request, lambda: [
-            self._one(prompt, temperature, top_k, stop, max_tokens, self.seed + i)
+            before_repeat(self._one(prompt, temperature, top_k, stop, max_tokens, self.seed + i),
+                          repeats)
             for i in range(n)])
 
     def _one(self, prompt, temperature, top_k, stop, max_tokens, seed) -> str:

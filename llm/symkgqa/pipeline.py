@@ -27,6 +27,9 @@ from koplc.llm.symkgqa.prompt import PromptBuilder
 from koplc.llm.symkgqa.said_units import with_said_units
 
 STOP = ("\nQuestion:", "\n\n")
+# A greedy program that writes one line a third time has fallen into a loop: it ends there (no
+# demonstrated program says a line three times; a looping one ran on for seconds).
+REPEATS = 3
 TYPED_TRIES = 5  # candidates of the asked type run, best-fitting first, before giving up
 
 
@@ -149,7 +152,8 @@ class Compiler:
         clock = time.perf_counter()
         if hasattr(self.lm, "keep_prefix"):  # llama.cpp: its KV state, kept across processes
             self.lm.keep_prefix(self.builder.prefix)
-        raw = self.lm.generate(prompt, 1, 0.0, 1, STOP, grammar, hints=hints(linked, demos))
+        raw = self.lm.generate(prompt, 1, 0.0, 1, STOP, grammar, hints=hints(linked, demos),
+                               repeats=REPEATS)
         seconds["generation"] += time.perf_counter() - clock
         attempts = [self._run(raw[0], linked, opts, seconds)]
         # The LM's further tries (with the grammar, then samples) cost seconds each; where the
