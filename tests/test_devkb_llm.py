@@ -192,3 +192,14 @@ def test_the_pipeline_answers_with_conversion_and_picks_one_of_its_own(llm_front
                          schema=str(DEVKBS / kb / "schema.json") if kb == "flights" else None)
     compiled = llm_frontend.compile(question, loaded)
     assert compiled.answers[:1] == tuple(gold["answers"]), compiled.error
+
+
+def test_which_of_a_noun_the_kb_keeps_as_values_asks_for_values():
+    from koplc.llm.symkgqa.answer_type import value_nouns
+
+    bakeoff = api.load_kb(DEVKBS / "bakeoff" / "kb.json")
+    nouns = value_nouns(bakeoff.key_type, bakeoff.concept_names())
+    assert "episode" in nouns and "baker" not in nouns and "series" not in nouns
+    assert asked_types("In which episodes was Ruby Bhogal named star baker?", nouns) is None
+    assert asked_types("Which bakers won series 2?", nouns) == frozenset({Type.NAMES})
+

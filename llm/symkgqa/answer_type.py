@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from koplc.kopl.ir import Count, Node, QueryName
-from koplc.kopl.lexicon import WH_ANSWER_TYPES, asked_noun, asks_how_many, is_yes_no
+from koplc.kopl.lexicon import WH_ANSWER_TYPES, asked_noun, asks_how_many, is_yes_no, singular
 from koplc.kopl.registry import info_of
 from koplc.kopl.types import Type
 
@@ -22,22 +22,39 @@ _TIMES = frozenset(WH_ANSWER_TYPES["when"].split())
 _NAMES_ASKED = re.compile(r"^\W*(?:who|whom)\b|\bwhich\b", re.IGNORECASE)
 
 
-def asked_types(question: str) -> frozenset[Type] | None:
+def asked_types(question: str, value_nouns: frozenset[str] = frozenset()) -> frozenset[Type] | None:
     """The output types the question's form allows; None when its form does not say.
+    `value_nouns` are the nouns the KB names values by and not things by (`value_nouns`):
+    "which episode" asks for a value where episodes are a qualifier's numbers.
 
     >>> [sorted(t.value for t in asked_types(q) or ()) for q in (
     ...     "Is Iron heavier than Gold?", "How many moons does Mars have?",
     ...     "Which humans are taller than 190 cm?", "Which year was it built?",
     ...     "What is the capital of France?")]
     [['yes/no'], ['attribute values', 'count'], ['names'], [], []]
+    >>> asked_types("In which episodes was she star baker?", frozenset({"episode"})) is None
+    True
     """
     if is_yes_no(question):
         return frozenset({Type.BOOLEAN})
     if asks_how_many(question):
         return frozenset({Type.COUNT, Type.VALUES})
-    if _NAMES_ASKED.search(question) and asked_noun(question) not in _TIMES:
+    noun = asked_noun(question)
+    if _NAMES_ASKED.search(question) and noun not in _TIMES and noun not in value_nouns:
         return frozenset({Type.NAMES})
     return None
+
+
+def value_nouns(keys, concepts) -> frozenset[str]:
+    """The last words (in the singular, lower case) of the attribute and qualifier `keys` that
+    are no word of a concept's name among `concepts`.
+
+    >>> sorted(value_nouns(["episode", "average UK viewers", "series"], ["series", "baker"]))
+    ['episode', 'viewer']
+    """
+    things = {w for c in concepts for w in singular(c.lower()).split()}
+    heads = {singular(k.lower().split()[-1]) for k in keys if k.split()}
+    return frozenset(heads - things)
 
 
 def output_type(node: Node) -> Type:

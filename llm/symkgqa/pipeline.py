@@ -20,7 +20,7 @@ from koplc.kopl.kb.access import shown_schema
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.lm.gbnf import grammar_for
 from koplc.llm.lm.scoring import LMChooser, inverse_consistency
-from koplc.llm.symkgqa.answer_type import asked_types, output_type, retyped
+from koplc.llm.symkgqa.answer_type import asked_types, output_type, retyped, value_nouns
 from koplc.llm.symkgqa.catalogue import ops_for_kb
 from koplc.llm.symkgqa.demos import FIXED, DemoSelector, calls_of, steps_of, without_repeats
 from koplc.llm.symkgqa.prompt import PromptBuilder
@@ -127,6 +127,7 @@ class Compiler:
         self.chooser = LMChooser(lm)
         self._searcher = None
         self.curated = any(not d.explored for d in pool or ())
+        self.value_nouns = value_nouns(kb.key_type, kb.concept_names())
 
     def compile(self, question: str, options: CompileOptions | None = None) -> Trace:
         """Compile one question; raises NoLink when nothing in it links to the KB."""
@@ -283,7 +284,7 @@ class Compiler:
         attempt, a search program, or the chosen program with its last op retyped. With the
         search, a candidate must fit at least as well as the search's refusal threshold; when
         none does, nothing is found (an attempt that failed "unfit" is chosen)."""
-        wanted = asked_types(linked.question)
+        wanted = asked_types(linked.question, self.value_nouns)
         if not opts.repair or chosen is None or wanted is None:
             return chosen
         node = attempts[chosen].node
@@ -424,20 +425,24 @@ class Compiler:
         """The answering candidate most candidates agree on (self-consistency: the same grounded
         program counts once for each sample or demonstration that gave it, and the nearest
         answering demonstration's program half once more: retrieval's vote); ties go to
-        inverse consistency."""
-        clock = time.perf_counter()
+        inverse consistency (the LM scores only the programs tied for the most votes)."""
         good = [i for i, a in enumerate(attempts) if a.answer]
-        text = {i: attempts[i].grounded or attempts[i].program for i in good}
-        for i in good:
-            attempts[i].score = inverse_consistency(self.lm, text[i], question)
-        seconds["rerank"] = time.perf_counter() - clock
         if not good:
             return None
+        text = {i: attempts[i].grounded or attempts[i].program for i in good}
         votes = Counter(text.values())
         nearest = next((i for i in good if attempts[i].source == "adapted"), None)
         if nearest is not None:
             votes[text[nearest]] += 0.5
-        return max(good, key=lambda i: (votes[text[i]], attempts[i].score))
+        most = max(votes[text[i]] for i in good)
+        tied = [i for i in good if votes[text[i]] == most]
+        if len({text[i] for i in tied}) == 1:
+            return tied[0]
+        clock = time.perf_counter()
+        for i in tied:
+            attempts[i].score = inverse_consistency(self.lm, text[i], question)
+        seconds["rerank"] = time.perf_counter() - clock
+        return max(tied, key=lambda i: attempts[i].score)
 
 
 def adapted(linked, demos) -> list[str]:
