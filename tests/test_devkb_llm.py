@@ -202,4 +202,3 @@ def test_which_of_a_noun_the_kb_keeps_as_values_asks_for_values():
     assert "episode" in nouns and "baker" not in nouns and "series" not in nouns
     assert asked_types("In which episodes was Ruby Bhogal named star baker?", nouns) is None
     assert asked_types("Which bakers won series 2?", nouns) == frozenset({Type.NAMES})
-
