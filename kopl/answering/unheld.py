@@ -4,11 +4,12 @@ father?" of one that holds no family): nothing is found, rather than the answer 
 program, which reads some other property.
 
 Only a property asked in one of four plain shapes counts, since there the words can name
-nothing else: "the X of ENT", "ENT's X", "what X is ENT" and "who X-ed (the) ENT" (a verb and its object), each ending
-the question (ENT: the linked entity, masked). X, of one or two words, is compared by MiniLM cosine with every name of
-the KB's schema (relations, attributes, qualifier keys, concepts, as words), their words'
-verbs and agent nouns ("illustrator" for "illustrated by") and their WordNet relatives
-(`koplc.kopl.relatives`); below `UNHELD` for all of them, the KB holds nothing like X.
+nothing else: "the X of ENT", "ENT's X", "what X is ENT" and "who X-ed (the) ENT" (a verb and
+its object), each ending the question (ENT: the linked entity, masked). X, of one or two words,
+is compared by MiniLM cosine with every name of the KB's schema (relations, attributes,
+qualifier keys, concepts, as words), their words' verbs and agent nouns ("illustrator" for
+"illustrated by") and their WordNet relatives (`koplc.kopl.relatives`); below `UNHELD` for all
+of them, the KB holds nothing like X.
 """
 
 from __future__ import annotations

@@ -22,10 +22,10 @@ _TIMES = frozenset(WH_ANSWER_TYPES["when"].split())
 _NAMES_ASKED = re.compile(r"^\W*(?:who|whom)\b|\bwhich\b", re.IGNORECASE)
 
 
-def asked_types(question: str, value_nouns: frozenset[str] = frozenset()) -> frozenset[Type] | None:
+def asked_types(question: str, valued: frozenset[str] = frozenset()) -> frozenset[Type] | None:
     """The output types the question's form allows; None when its form does not say.
-    `value_nouns` are the nouns the KB names values by and not things by (`value_nouns`):
-    "which episode" asks for a value where episodes are a qualifier's numbers.
+    `valued` are the nouns the KB names values by and not things by (`value_nouns`): "which
+    episode" asks for a value where episodes are a qualifier's numbers.
 
     >>> [sorted(t.value for t in asked_types(q) or ()) for q in (
     ...     "Is Iron heavier than Gold?", "How many moons does Mars have?",
@@ -40,7 +40,7 @@ def asked_types(question: str, value_nouns: frozenset[str] = frozenset()) -> fro
     if asks_how_many(question):
         return frozenset({Type.COUNT, Type.VALUES})
     noun = asked_noun(question)
-    if _NAMES_ASKED.search(question) and noun not in _TIMES and noun not in value_nouns:
+    if _NAMES_ASKED.search(question) and noun not in _TIMES and noun not in valued:
         return frozenset({Type.NAMES})
     return None
 
