@@ -195,6 +195,25 @@ def order(similarity, least: float = 0.6) -> float:
     return sum(1 if a < b else -1 for a, b in pairs) / len(pairs)
 
 
+def numbers_used(node: Node) -> int:
+    """How many numbers the program states: its value literals that are numbers, years or
+    dates ("FilterNum(age, 65, >)", a qualifier's "5"), whatever their unit. The value of
+    QueryAttrQualifier is not one: it names the fact the qualifier is read from.
+
+    >>> from koplc.kopl.ir import FilterNum, FindAll, QueryAttr, Find
+    >>> numbers_used(FilterNum(input=FindAll(), key="age", value="65", comparator=">"))
+    1
+    >>> numbers_used(QueryAttr(input=Find(name="Series 5"), key="viewers"))
+    0
+    """
+    used = 0
+    for _, n in node.walk():
+        field = n.value_field()
+        if field and n.op != "QueryAttrQualifier" and re.match(r"-?\d", str(getattr(n, field))):
+            used += 1
+    return used
+
+
 def hops(node: Node) -> int:
     """How many relations the program follows."""
     return sum(1 for _, n in node.walk() if n.op == "Relate")

@@ -90,6 +90,18 @@ class Cues:
     """Whether the question says "older" or "oldest": more of an amount (an age), where of a
     time it is `earlier`; `younger` likewise less."""
     younger: bool = False
+    written: tuple[str, ...] = ()
+    """Each of `numbers` as the question writes it ("9,500,000", "five", "second")."""
+
+    @property
+    def stated(self) -> int:
+        """How many numbers the question states for sure: `numbers`, less a bare "one", which
+        is as often a determiner or pronoun ("one atom", "which one").
+
+        >>> cues("Which bakers won one episode in 2015?").stated
+        1
+        """
+        return sum(1 for w in self.written if w.lower() != "one")
 
     @property
     def comparators(self) -> tuple[str, ...]:
@@ -142,7 +154,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
                 who=_WHO.match(question) is not None, options=alternatives(question),
-                older=has(_OLDER), younger=has(_YOUNGER))
+                older=has(_OLDER), younger=has(_YOUNGER),
+                written=tuple(question[q.start:q.end] for q in said))
 
 
 # A question that opens with who, whom or whose ("Who's", "To whom").

@@ -71,12 +71,13 @@ class ByokgOptions:
     embedded model's rescoring never righted a program the fit ranked wrong and wronged 4 of
     the first 100 at 3 hops (README), but a stronger LM (`--lm URL`) may do better. `demos` is
     "retrieved", "random" or "none" (zero-shot): the rerank's prompt's demonstrations.
-    `coverage`, `type_weight`, `order_weight`, `hop_cost` and `entity_cost` weigh the word-level terms of a
-    program's fit (Reasoner.nearness); below `min_fit` for every program, the question is
-    taken to ask for something the KB lacks, unless the best program joins every entity it
-    names, two or more (`joins_all`) (set on dev: every periodic-table and example-KB
-    question fits at 1.38 or more, and all 900 MetaQA ones at 1.21 or more; 9 of the 14
-    questions about keys and relations the periodic and example KBs lack fit below 1.2)."""
+    `coverage`, `type_weight`, `order_weight`, `hop_cost`, `entity_cost` and `number_cost`
+    weigh the terms of a program's fit (Reasoner.nearness); below `min_fit` for every
+    program, the question is taken to ask for something the KB lacks, unless the best program
+    joins every entity it names, two or more (`joins_all`) (set on dev: every periodic-table
+    and example-KB question fits at 1.38 or more, and all 900 MetaQA ones at 1.21 or more; 9
+    of the 14 questions about keys and relations the periodic and example KBs lack fit below
+    1.2)."""
 
     beam: int = 10
     max_steps: int = 4
@@ -91,6 +92,7 @@ class ByokgOptions:
     order_weight: float = 0.06
     min_fit: float = 1.2
     entity_cost: float = 0.3
+    number_cost: float = 0.3
     demos: str = "retrieved"
     n_demos: int = 4
     seed: int = 0
@@ -154,6 +156,8 @@ class Asked:
     vector: object
     words: tuple[str, ...]
     type: str | None
+    numbers: int = 0
+    """How many numbers the question states outside its names (Cues.stated)."""
 
 
 class Reasoner:
@@ -211,7 +215,8 @@ class Reasoner:
         """The question as `nearness` compares programs with it."""
         encode, masked = self.embedder.encode_queries, linked.masked()
         said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
-        return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked))
+        return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
+                     cues(linked.question, linked.spans).stated)
 
     def search(self, linked: Linked, prompt: str) -> list[Candidate]:
         """The finished programs, best first. Each step grows every program of the beam by each
@@ -302,7 +307,9 @@ class Reasoner:
         its masked canonical question with the masked question, plus `coverage`
         times the word-level coverage, `order_weight` times the word order's agreement and
         `type_weight` times the answer type's match (a quantity's value answers "how many"), less `hop_cost` for each relation
-        followed and `entity_cost` for each entity of the question it leaves out."""
+        followed, `entity_cost` for each entity of the question it leaves out and
+        `number_cost` for each number the question states that it leaves out or states
+        twice."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
@@ -310,8 +317,9 @@ class Reasoner:
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
                                         self.words)
             unused = len(set(question.linked.entities) - set(find_names(node)))
+            unmatched = abs(question.numbers - fit.numbers_used(node))
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
-                     - opts.entity_cost * unused
+                     - opts.entity_cost * unused - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
             returned = fit.answer_type(node if node.op in FINISHING else QueryName(input=node),
