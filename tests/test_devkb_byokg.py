@@ -88,6 +88,9 @@ CASES = [
     ("flights", "When were United's 777-222s built?", "And"),
     # a number the question states ("week five") that a program leaves out costs it fit
     ("bakeoff", "Who was named star baker in week five of series 9?", "QFilterNum"),
+    # "more than" right before the number compares it, whatever "before" says after it
+    ("starwars", "Which characters were born more than five hundred years before the Battle "
+     "of Yavin?", "FilterNum"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [

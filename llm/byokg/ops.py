@@ -136,6 +136,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
     ('2',)
     >>> cues("Who won the series after series 5 in 2015?", ((25, 33),)).numbers
     ('2015',)
+    >>> cues("Who was born more than 500 years before the battle?").comparators
+    ('>',)
     """
     unnamed = question  # what the question says outside its names ("the first series")
     for start, end in spans:
@@ -149,13 +151,23 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                    if not any(a.start < q.end and q.start < a.end for a in amounts if a != q)
                    and not any(start < q.end and q.start < end for start, end in spans)),
                   key=lambda q: q.start)
+    more, less = has(_MORE), has(_LESS)
+    bound = {c for q in said for c in (Comparator.GT, Comparator.LT)
+             if _RIGHT_BEFORE[c].search(question[:q.start])}
+    if bound:  # "more than 500 years before": the words right before a number compare it
+        more, less = Comparator.GT in bound, Comparator.LT in bound
     return Cues(is_yes_no(question), has(_RELATED),
-                has(_MOST), has(_LEAST), has(_MORE), has(_LESS),
+                has(_MOST), has(_LEAST), more, less,
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
                 who=_WHO.match(question) is not None, options=alternatives(question),
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said))
+
+
+# A comparative said right before a number ("more than", "under"), which compares that number.
+_RIGHT_BEFORE = {c: re.compile(rf"\b(?:{'|'.join(COMPARATIVES[c])})(?:\s+than)?\s+$",
+                               re.IGNORECASE) for c in (Comparator.GT, Comparator.LT)}
 
 
 # A question that opens with who, whom or whose ("Who's", "To whom").
