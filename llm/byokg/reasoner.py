@@ -93,6 +93,7 @@ class ByokgOptions:
     min_fit: float = 1.2
     entity_cost: float = 0.3
     number_cost: float = 0.3
+    unsure_cost: float = 0.05
     demos: str = "retrieved"
     n_demos: int = 4
     seed: int = 0
@@ -266,6 +267,10 @@ class Reasoner:
                           )[:opts.beam]
         finished = offered(cue, answer_kind(cue, finished, lambda c: c.node, self.kb),
                            lambda c: c.answer)
+        # "not sure" decides nothing: a program answering it gives way to one that decides and
+        # fits within `unsure_cost` (its values of a key both pass and fail the test)
+        finished = [replace(c, score=c.score - opts.unsure_cost) if c.answer == ("not sure",)
+                    else c for c in finished]
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
 
     def _pairs(self, linked: Linked, cue: Cues, question: Asked) -> list[Candidate]:
