@@ -1,7 +1,10 @@
 """The one lexicon: its counting rule, its comparatives and superlatives as every reader reads
-them, its verb forms, and MetaQA's words applying to MetaQA's KB only."""
+them, its verb forms, MetaQA's words applying to MetaQA's KB only, and names linked as
+people shorten them."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -14,6 +17,7 @@ from koplc.kopl.exploration.readings import relation_phrase
 from koplc.kopl.grounding.mentions import link
 from koplc.kopl.grounding.operators import read_operator
 from koplc.kopl.kb.cache import load_kb
+from koplc.kopl.kb.kopl_json import kb_from_text
 from koplc.kopl.lexicon import (
     BY_ATTRIBUTE,
     COMPARATIVES,
@@ -121,3 +125,29 @@ def test_metaqa_near_synonyms_come_in_only_when_passed():
     assert "kind" not in fit.senses("genre")
     assert "kind" in fit.senses("genre", metaqa.WORDS)
     assert "cast" in fit.senses("starred", metaqa.WORDS)
+
+
+def _decays_kb():
+    """Two nuclides, each decaying by one of two modes whose names differ in one inner word,
+    and a mode named by two of their words."""
+    mode = {"instanceOf": [], "attributes": [], "relations": []}
+
+    def decays(by):
+        return [{"predicate": "decays by", "direction": "forward", "object": by,
+                 "qualifiers": {}}]
+    return kb_from_text(json.dumps({"concepts": {}, "entities": {
+        "m": {**mode, "name": "beta-minus delayed alpha emission"},
+        "p": {**mode, "name": "beta-plus delayed alpha emission"},
+        "a": {**mode, "name": "alpha emission"},
+        "x": {**mode, "name": "beryllium-11", "relations": decays("m")},
+        "y": {**mode, "name": "boron-8", "relations": decays("p")}}}))
+
+
+def test_a_name_written_with_an_inner_word_left_out_links_the_one_the_question_fits():
+    kb = _decays_kb()
+    said = "Does beryllium-11 decay by beta-delayed alpha emission?"
+    assert link(said, kb).entities == ("beryllium-11", "beta-minus delayed alpha emission")
+    said = "Does boron-8 decay by beta-delayed alpha emission?"
+    assert link(said, kb).entities == ("boron-8", "beta-plus delayed alpha emission")
+    # with nothing to choose by, neither; and a shorter name inside is still linked in full
+    assert link("What is beta-delayed alpha emission?", kb).entities == ("alpha emission",)

@@ -12,7 +12,7 @@ identifier (``o_brien``, ``hal9000``), their `joined_spellings`. A span may end 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from koplc.kopl.grounding.name_forms import (
@@ -70,6 +70,18 @@ class NameTable:
     spelled: dict[str, list[str]]
     joined: dict[str, list[str]]
     leading: dict[str, list[str]]
+    shortened: dict[str, list[str]] = field(default_factory=dict)
+    """By the words of a name of four or more words (hyphens split) with one inner word left
+    out, for `shortened_name`."""
+
+    def shortened_names(self, span: str) -> list[str]:
+        """The KB names that the span writes with one of their inner words left out, the span
+        saying three or more of them ("beta-delayed alpha emission" for "beta-minus delayed
+        alpha emission" and "beta-plus delayed alpha emission")."""
+        key = " ".join(_word_list(span))
+        if key.count(" ") < 2 or key in self.spelled:
+            return []
+        return sorted(set(self.shortened.get(key, ())))
 
     def led_by(self, span: str) -> str | None:
         """The one KB name that starts with the span's words and is no name itself, if one."""
@@ -97,6 +109,7 @@ def name_table(kb) -> NameTable:
     spelled: dict[str, list[str]] = {}
     joined: dict[str, list[str]] = {}
     leading: dict[str, list[str]] = {}
+    shortened: dict[str, list[str]] = {}
     for name in kb.names[kb.n_concepts:]:
         if name:
             for key in spellings(name):
@@ -105,7 +118,15 @@ def name_table(kb) -> NameTable:
                 words = key.split()
                 for size in range(1, len(words)):
                     leading.setdefault(" ".join(words[:size]), []).append(name)
-    return NameTable(spelled, joined, leading)
+            said = _word_list(name)
+            for i in range(1, len(said) - 1) if len(said) >= 4 else ():
+                shortened.setdefault(" ".join(said[:i] + said[i + 1:]), []).append(name)
+    return NameTable(spelled, joined, leading, shortened)
+
+
+def _word_list(text: str) -> list[str]:
+    """The text's words in lower case, hyphenated words split ("beta-minus": beta, minus)."""
+    return re.findall(r"[^\W_]+", text.lower())
 
 
 def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
@@ -117,6 +138,7 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
     words = [(m.start(), m.end()) for m in re.finditer(r"[^\s?!.]+", text)]
     lowercase = not any(text[s].isupper() for s, _ in words[1:])
     found: list[tuple[int, int, str]] = []
+    shortened: list[tuple[int, int, list[str]]] = []
     taken: set[int] = set()
     for size in range(min(LONGEST, len(words)), 0, -1):
         for i in range(len(words) - size + 1):
@@ -139,17 +161,40 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             if names is None and span[:1].isupper() and not _named_on(text, words, i + size):
                 led = table.led_by(span)  # "Delta" for "Delta Air Lines Inc."
                 names = [led] if led is not None else None
+            if names is None and (short := table.shortened_names(span)):
+                shortened.append((start, start + len(span), short))  # resolved after
+                continue
             if names is None or not (group or _plausible(span, lowercase, hinted,
                                                          extra.not_names)):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
             found.append((start, start + len(span), name))
             taken |= set(range(i, i + size))
-    found.sort()
+    found = sorted(_resolved(shortened, found, kb))
     said = said_words(text)
     concepts = tuple(c for c in kb.concept_names() if says(said, name_head(c)))
     return Linked(text, tuple(dict.fromkeys(n for _, _, n in found)), concepts,
                   tuple((s, e) for s, e, _ in found))
+
+
+def _resolved(shortened: list[tuple[int, int, list[str]]], found: list[tuple[int, int, str]],
+              kb) -> list[tuple[int, int, str]]:
+    """`found` with each shortened span's name, longest spans first, in place of the names
+    found inside it: the one name it may be written for, or of several, the one with a fact
+    about an entity named outside it ("beryllium-11's decays go through beta-delayed alpha
+    emission": the beta-minus one, which beryllium-11 decays by); a span that resolves to no
+    one name, or crosses a name found, changes nothing."""
+    for start, end, names in shortened:
+        outside = [f for f in found if not (start <= f[0] and f[1] <= end)]
+        if any(s < end and start < e for s, e, _ in outside):
+            continue
+        if len(names) > 1:
+            near = {kb.names[fact[3]] for _, _, name in outside
+                    for node in kb.name_to_nodes.get(name, ()) for fact in kb.relations[node]}
+            names = [n for n in names if n in near]
+        if len(names) == 1:
+            found = [*outside, (start, end, names[0])]
+    return found
 
 
 def _group_word(span: str, kb, not_names: frozenset[str]) -> bool:
