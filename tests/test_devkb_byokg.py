@@ -223,3 +223,23 @@ def test_a_property_the_kb_holds_under_another_name_is_asked(kbs, kb, question):
     masked = link_question(question, kbs[kb]).masked()
     assert asked_property(masked) is not None
     assert unheld(kbs[kb], masked) is None
+
+
+def test_another_front_ends_program_keeps_the_questions_form_or_gives_way(kbs):
+    """The llm front end's check: a question that says a qualifier's name asks for the
+    qualifier, so the plain attribute gives way to the search's qualifier program."""
+    from koplc.kopl.answering.linking import link_question
+    from koplc.kopl.ir import Find, QueryAttr, QueryAttrQualifier
+    from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
+
+    question = "How uncertain is the natural abundance of lithium-6?"
+    assert _gold("isotopes", question)
+    kb = kbs["isotopes"]
+    reasoner, linked = Reasoner(kb, None, [], ByokgOptions()), link_question(question, kb)
+    plain = QueryAttr(input=Find(name="lithium-6"), key="natural abundance")
+    qualified = next(QueryAttrQualifier(input=plain.input, key=key, value=str(value),
+                                        qkey="uncertainty")
+                     for key, value, said in kb.attributes[kb.name_to_nodes["lithium-6"][0]]
+                     if key == "natural abundance" and "uncertainty" in said)
+    assert not reasoner.keeps_form(plain, qualified, linked)
+    assert reasoner.keeps_form(qualified, plain, linked)

@@ -36,6 +36,7 @@ from koplc.kopl.lexicon import (
     asks_how_many,
     base_form,
 )
+from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.relatives import kind_share
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
@@ -195,23 +196,38 @@ def order(similarity, least: float = 0.6) -> float:
     return sum(1 if a < b else -1 for a, b in pairs) / len(pairs)
 
 
-def numbers_used(node: Node) -> int:
-    """How many numbers the program states: its value literals that are numbers, years or
-    dates ("FilterNum(age, 65, >)", a qualifier's "5"), whatever their unit. The value of
-    QueryAttrQualifier is not one: it names the fact the qualifier is read from.
+def unmatched_values(node: Node, stated: tuple[str, ...]) -> int:
+    """How many values the program and the question disagree on: the numbers the question
+    `stated` that the program leaves out, or the numbers it states beyond them (its value
+    literals that are numbers, years or dates, counted whatever their unit or scale: the search
+    restates "9,500,000" as "9.5 million"), and each value it states twice ("blue" eyes and
+    "blue" skin). QueryAttrQualifier's value names the fact the qualifier is read from: it
+    counts as stated where it is one of the question's numbers, and as one more where the
+    question states others.
 
-    >>> from koplc.kopl.ir import FilterNum, FindAll, QueryAttr, Find
-    >>> numbers_used(FilterNum(input=FindAll(), key="age", value="65", comparator=">"))
+    >>> from koplc.kopl.ir import FilterNum, FindAll, QueryAttrQualifier, Find
+    >>> unmatched_values(FilterNum(input=FindAll(), key="age", value="65", comparator=">"), ())
     1
-    >>> numbers_used(QueryAttr(input=Find(name="Series 5"), key="viewers"))
-    0
+    >>> fact = QueryAttrQualifier(input=Find(name="Series 7"), key="viewers",
+    ...                           value="15.9 million", qkey="episode")
+    >>> [unmatched_values(fact, said) for said in ((), ("15900000",), ("13450000",))]
+    [0, 0, 2]
     """
-    used = 0
+    said = {float(n) for n in stated}
+    used = extra = 0
+    words = []
     for _, n in node.walk():
         field = n.value_field()
-        if field and n.op != "QueryAttrQualifier" and re.match(r"-?\d", str(getattr(n, field))):
+        value = str(getattr(n, field)) if field else ""
+        if not re.match(r"-?\d", value):
+            words += [value] if value else []
+        elif n.op != "QueryAttrQualifier":
             used += 1
-    return used
+        elif (read := quantities_in(value)) and float(read[0].value) in said:
+            used += 1
+        elif said:
+            extra += 1
+    return abs(len(stated) - used) + extra + len(words) - len(set(words))
 
 
 def hops(node: Node) -> int:

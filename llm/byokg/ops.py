@@ -94,14 +94,15 @@ class Cues:
     """Each of `numbers` as the question writes it ("9,500,000", "five", "second")."""
 
     @property
-    def stated(self) -> int:
-        """How many numbers the question states for sure: `numbers`, less a bare "one", which
-        is as often a determiner or pronoun ("one atom", "which one").
+    def stated(self) -> tuple[str, ...]:
+        """The numbers the question states for sure: `numbers`, less a bare "one", which is as
+        often a determiner or pronoun ("one atom", "which one").
 
         >>> cues("Which bakers won one episode in 2015?").stated
-        1
+        ('2015',)
         """
-        return sum(1 for w in self.written if w.lower() != "one")
+        return tuple(n for n, w in zip(self.numbers, self.written, strict=True)
+                     if w.lower() != "one")
 
     @property
     def comparators(self) -> tuple[str, ...]:

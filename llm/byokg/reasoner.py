@@ -157,8 +157,8 @@ class Asked:
     vector: object
     words: tuple[str, ...]
     type: str | None
-    numbers: int = 0
-    """How many numbers the question states outside its names (Cues.stated)."""
+    numbers: tuple[str, ...] = ()
+    """The numbers the question states outside its names (Cues.stated)."""
 
 
 class Reasoner:
@@ -313,8 +313,8 @@ class Reasoner:
         times the word-level coverage, `order_weight` times the word order's agreement and
         `type_weight` times the answer type's match (a quantity's value answers "how many"), less `hop_cost` for each relation
         followed, `entity_cost` for each entity of the question it leaves out and
-        `number_cost` for each number the question states that it leaves out or states
-        twice."""
+        `number_cost` for each value it disagrees with the question on
+        (`fit.unmatched_values`)."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
@@ -322,7 +322,7 @@ class Reasoner:
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
                                         self.words)
             unused = len(set(question.linked.entities) - set(find_names(node)))
-            unmatched = abs(question.numbers - fit.numbers_used(node))
+            unmatched = fit.unmatched_values(node, question.numbers)
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      - opts.entity_cost * unused - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
@@ -335,6 +335,13 @@ class Reasoner:
                 score += opts.type_weight * fit.type_match(question.type, returned, encode)
             scores.append(score)
         return scores
+
+    def keeps_form(self, node: Node, best: Node, linked: Linked) -> bool:
+        """Whether the search's rules of the question's form (`ops.answer_kind`) keep `node`,
+        another front end's program, beside the search's `best`: a question that says a
+        qualifier's name asks for the qualifier, not the plain attribute."""
+        cue = cues(linked.question, linked.spans)
+        return node in answer_kind(cue, [node, best], lambda n: n, self.kb)
 
     def refuses(self, linked: Linked, found: list[Candidate], node: Node) -> bool:
         """Whether the search's refusal holds for `node`, another front end's program: no
