@@ -72,7 +72,7 @@ class NameTable:
     leading: dict[str, list[str]]
     shortened: dict[str, list[str]] = field(default_factory=dict)
     """By the words of a name of four or more words (hyphens split) with one inner word left
-    out, for `shortened_name`."""
+    out, for `shortened_names`."""
 
     def shortened_names(self, span: str) -> list[str]:
         """The KB names that the span writes with one of their inner words left out, the span
