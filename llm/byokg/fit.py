@@ -196,25 +196,25 @@ def order(similarity, least: float = 0.6) -> float:
     return sum(1 if a < b else -1 for a, b in pairs) / len(pairs)
 
 
-def unmatched_values(node: Node, stated: tuple[str, ...]) -> int:
-    """How many values the program and the question disagree on: the numbers the question
-    `stated` that the program leaves out, or the numbers it states beyond them (its value
-    literals that are numbers, years or dates, counted whatever their unit or scale: the search
-    restates "9,500,000" as "9.5 million"), and each value it states twice ("blue" eyes and
-    "blue" skin). QueryAttrQualifier's value names the fact the qualifier is read from: it
-    counts as stated where it is one of the question's numbers, and as one more where the
-    question states others.
+def values_used(node: Node, stated: tuple[str, ...]) -> tuple[int, int]:
+    """How many of the numbers the question `stated` the program leaves out, and how many other
+    values it disagrees with the question on: numbers it states beyond them (its value literals
+    that are numbers, years or dates, counted whatever their unit or scale: the search restates
+    "9,500,000" as "9.5 million"), a qualifier fact named by a number the question does not
+    state where it states others (QueryAttrQualifier's value names the fact the qualifier is
+    read from: one of the question's numbers counts as stated), and each value stated twice
+    ("blue" eyes and "blue" skin).
 
     >>> from koplc.kopl.ir import FilterNum, FindAll, QueryAttrQualifier, Find
-    >>> unmatched_values(FilterNum(input=FindAll(), key="age", value="65", comparator=">"), ())
-    1
+    >>> values_used(FilterNum(input=FindAll(), key="age", value="65", comparator=">"), ())
+    (0, 1)
     >>> fact = QueryAttrQualifier(input=Find(name="Series 7"), key="viewers",
     ...                           value="15.9 million", qkey="episode")
-    >>> [unmatched_values(fact, said) for said in ((), ("15900000",), ("13450000",))]
-    [0, 0, 2]
+    >>> [values_used(fact, said) for said in ((), ("15900000",), ("13450000",))]
+    [(0, 0), (0, 0), (1, 1)]
     """
     said = {float(n) for n in stated}
-    used = extra = 0
+    used = other = 0
     words = []
     for _, n in node.walk():
         field = n.value_field()
@@ -226,8 +226,9 @@ def unmatched_values(node: Node, stated: tuple[str, ...]) -> int:
         elif (read := quantities_in(value)) and float(read[0].value) in said:
             used += 1
         elif said:
-            extra += 1
-    return abs(len(stated) - used) + extra + len(words) - len(set(words))
+            other += 1
+    left_out = max(0, len(stated) - used)
+    return left_out, other + max(0, used - len(stated)) + len(words) - len(set(words))
 
 
 def hops(node: Node) -> int:

@@ -267,10 +267,13 @@ class Reasoner:
                           )[:opts.beam]
         finished = offered(cue, answer_kind(cue, finished, lambda c: c.node, self.kb),
                            lambda c: c.answer)
-        # "not sure" decides nothing: a program answering it gives way to one that decides and
-        # fits within `unsure_cost` (its values of a key both pass and fail the test)
-        finished = [replace(c, score=c.score - opts.unsure_cost) if c.answer == ("not sure",)
-                    else c for c in finished]
+        # Each number the question states that a program leaves out costs `number_cost`; "not
+        # sure" decides nothing: a program answering it gives way to one that decides and fits
+        # within `unsure_cost` (its values of a key both pass and fail the test).
+        finished = [replace(c, score=c.score
+                            - opts.number_cost * fit.values_used(c.node, question.numbers)[0]
+                            - opts.unsure_cost * (c.answer == ("not sure",)))
+                    for c in finished]
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
 
     def _pairs(self, linked: Linked, cue: Cues, question: Asked) -> list[Candidate]:
@@ -313,8 +316,9 @@ class Reasoner:
         times the word-level coverage, `order_weight` times the word order's agreement and
         `type_weight` times the answer type's match (a quantity's value answers "how many"), less `hop_cost` for each relation
         followed, `entity_cost` for each entity of the question it leaves out and
-        `number_cost` for each value it disagrees with the question on
-        (`fit.unmatched_values`)."""
+        `number_cost` for each value it states that the question does not (`fit.values_used`;
+        a stated number left out costs in `search`'s ranking only: no program of the KB may
+        use it, "two protons", and a fit is also what the refusal reads)."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
@@ -322,7 +326,7 @@ class Reasoner:
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
                                         self.words)
             unused = len(set(question.linked.entities) - set(find_names(node)))
-            unmatched = fit.unmatched_values(node, question.numbers)
+            _, unmatched = fit.values_used(node, question.numbers)
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      - opts.entity_cost * unused - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
