@@ -235,11 +235,12 @@ def test_another_front_ends_program_keeps_the_questions_form_or_gives_way(kbs):
     question = "How uncertain is the natural abundance of lithium-6?"
     assert _gold("isotopes", question)
     kb = kbs["isotopes"]
-    reasoner, linked = Reasoner(kb, None, [], ByokgOptions()), link_question(question, kb)
+    reasoner = Reasoner(kb, None, [], ByokgOptions())
+    asked = reasoner.asked(link_question(question, kb))
     plain = QueryAttr(input=Find(name="lithium-6"), key="natural abundance")
     qualified = next(QueryAttrQualifier(input=plain.input, key=key, value=str(value),
                                         qkey="uncertainty")
                      for key, value, said in kb.attributes[kb.name_to_nodes["lithium-6"][0]]
                      if key == "natural abundance" and "uncertainty" in said)
-    assert not reasoner.keeps_form(plain, qualified, linked)
-    assert reasoner.keeps_form(qualified, plain, linked)
+    assert not reasoner.keeps_form(plain, qualified, asked)
+    assert reasoner.keeps_form(qualified, plain, asked)

@@ -157,8 +157,8 @@ class Asked:
     vector: object
     words: tuple[str, ...]
     type: str | None
-    numbers: tuple[str, ...] = ()
-    """The numbers the question states outside its names (Cues.stated)."""
+    cue: Cues
+    """What the question's words ask for (`ops.cues`), with the numbers it states."""
 
 
 class Reasoner:
@@ -217,7 +217,7 @@ class Reasoner:
         encode, masked = self.embedder.encode_queries, linked.masked()
         said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
         return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
-                     cues(linked.question, linked.spans).stated)
+                     cues(linked.question, linked.spans))
 
     def search(self, linked: Linked, prompt: str) -> list[Candidate]:
         """The finished programs, best first. Each step grows every program of the beam by each
@@ -227,7 +227,7 @@ class Reasoner:
         how many."""
         opts, topics = self.options, set(linked.entities)
         question = self.asked(linked)
-        cue = cues(linked.question, linked.spans)
+        cue = question.cue
         starts = ([Find(name=e) for e in linked.entities]
                   or concept_starts(self.kb, linked.question)
                   or [FilterConcept(input=FindAll(), concept=c) for c in linked.concepts])
@@ -236,7 +236,7 @@ class Reasoner:
         beam = [Candidate(n, _text(n), (), False) for n in starts]
         if self.options.lm_weight:
             beam = [replace(c, lm=self.lm.score(prompt, c.text + "\n")) for c in beam]
-        finished = self._pairs(linked, cue, question)
+        finished = self._pairs(linked, question)
         counts, size = asks_how_many(linked.question), max(len(linked.question), 1)
         for step in range(opts.max_steps):
             grown = []
@@ -271,16 +271,17 @@ class Reasoner:
         # sure" decides nothing: a program answering it gives way to one that decides and fits
         # within `unsure_cost` (its values of a key both pass and fail the test).
         finished = [replace(c, score=c.score
-                            - opts.number_cost * fit.values_used(c.node, question.numbers)[0]
+                            - opts.number_cost * fit.values_used(c.node, cue.stated)[0]
                             - opts.unsure_cost * (c.answer == ("not sure",)))
                     for c in finished]
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
 
-    def _pairs(self, linked: Linked, cue: Cues, question: Asked) -> list[Candidate]:
+    def _pairs(self, linked: Linked, question: Asked) -> list[Candidate]:
         """The finished programs over two named entities (their relation, which has the
         greater quantity when the question compares, what both constrain), with their
         nearness."""
         found, topics, order = [], set(linked.entities), linked.entities.index
+        cue = question.cue
         for a, b in permutations(linked.entities[:3], 2):
             # a yes/no question asks of the entity it names first ("is Luke heavier than Vader")
             asked = not cue.yes_no or order(a) < order(b)
@@ -326,7 +327,7 @@ class Reasoner:
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
                                         self.words)
             unused = len(set(question.linked.entities) - set(find_names(node)))
-            _, unmatched = fit.values_used(node, question.numbers)
+            _, unmatched = fit.values_used(node, question.cue.stated)
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      - opts.entity_cost * unused - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
@@ -340,12 +341,11 @@ class Reasoner:
             scores.append(score)
         return scores
 
-    def keeps_form(self, node: Node, best: Node, linked: Linked) -> bool:
+    def keeps_form(self, node: Node, best: Node, question: Asked) -> bool:
         """Whether the search's rules of the question's form (`ops.answer_kind`) keep `node`,
         another front end's program, beside the search's `best`: a question that says a
         qualifier's name asks for the qualifier, not the plain attribute."""
-        cue = cues(linked.question, linked.spans)
-        return node in answer_kind(cue, [node, best], lambda n: n, self.kb)
+        return node in answer_kind(question.cue, [node, best], lambda n: n, self.kb)
 
     def refuses(self, linked: Linked, found: list[Candidate], node: Node) -> bool:
         """Whether the search's refusal holds for `node`, another front end's program: no

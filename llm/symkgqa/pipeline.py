@@ -262,7 +262,7 @@ class Compiler:
         ctx = RepairContext(
             linked, self.kb, answered=answered, unanswered=empty[1:] if not answered else (),
             score=lambda node: self._repair_score(node, linked.question, prompt),
-            fit=(lambda node: self._fit(node, asked, best.node, linked)) if best else None,
+            fit=(lambda node: self._fit(node, asked, best.node)) if best else None,
             search=SearchBest(best.node, best.near) if best is not None else None,
             margin=opts.fit_margin)
         clock = time.perf_counter()
@@ -276,10 +276,10 @@ class Compiler:
                                 answer=list(done.run.answers), node=done.program))
         return len(attempts) - 1
 
-    def _fit(self, node, asked, best, linked) -> float:
+    def _fit(self, node, asked, best) -> float:
         """How well `node` fits the question, as the search measures it; no fit at all where
         the search's rules of the question's form would drop it beside the search's `best`."""
-        if not self._searcher.keeps_form(node, best, linked):
+        if not self._searcher.keeps_form(node, best, asked):
             return float("-inf")
         return self._searcher.nearness([node], asked)[0]
 
