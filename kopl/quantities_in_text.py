@@ -66,6 +66,9 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
         elif _is_number_word(tokens[i].word):
             pieces, i = _worded(text, tokens, i)
             found.extend(pieces)
+        elif (one := _a_unit(text, tokens, i)) is not None:
+            found.append(one[0])
+            i = one[1]
         else:
             i += 1
     return tuple(found)
@@ -200,6 +203,22 @@ def _plain(value: Decimal) -> str:
 
 def _gap(text: str, left: _Token, right: _Token) -> str:
     return text[left.end:right.start]
+
+
+def _a_unit(text: str, tokens: list[_Token], i: int) -> tuple[QuantityInText, int] | None:
+    """One unit said with an article, or half of one, right after a comparison ("more than a
+    kilo", "under half an hour"), which says 1 (0.5) of it, and the index after it; None for
+    any other article ("hours a day" states no number)."""
+    value, j = (Decimal("0.5"), i + 1) if tokens[i].word == "half" else (Decimal(1), i)
+    if j >= len(tokens) or tokens[j].word not in ("a", "an"):
+        return None
+    before = " " + " ".join(re.findall(r"[a-z]+", text[:tokens[i].start].lower()))
+    if not any(before.endswith(" " + phrase) for phrase in _ORDERING_PHRASES):
+        return None
+    unit, after = _unit_after(text, tokens, j + 1)
+    if not unit:
+        return None
+    return QuantityInText(_plain(value), tokens[i].start, tokens[after - 1].end, unit), after
 
 
 # Digits.

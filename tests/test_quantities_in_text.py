@@ -45,6 +45,10 @@ SAID = [
     ("Which bands formed between 1965 and 1970?", [("1965", ""), ("1970", "")]),
     # several numbers, in order
     ("Which pairs weigh 3 or four tonnes?", [("3", ""), ("4", "tonnes")]),
+    # one unit said with an article, or half of one, after a comparison; no other article
+    ("Does it weigh more than a kilo?", [("1", "kilo")]),
+    ("Which trains take under half an hour?", [("0.5", "hour")]),
+    ("How many hours a day does it sleep?", []),
     # a number inside a name is returned; the caller decides
     ("Who flew on Apollo 11?", [("11", "")]),
     ("What decays faster than carbon-14?", [("14", "")]),
