@@ -21,6 +21,7 @@ from koplc.kopl.grounding.name_forms import (
     written_as_identifier,
 )
 from koplc.kopl.lexicon import (
+    ARTICLES,
     NO_EXTRA,
     NOT_NAMES,
     ExtraWords,
@@ -164,8 +165,9 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             if names is None and (short := table.shortened_names(span)):
                 shortened.append((start, start + len(span), short))  # resolved after
                 continue
+            named = i > 0 and text[slice(*words[i - 1])].lower() in ARTICLES
             if names is None or not (group or _plausible(span, lowercase, hinted,
-                                                         extra.not_names)):
+                                                         extra.not_names, named)):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
             found.append((start, start + len(span), name))
@@ -235,8 +237,8 @@ def says(said: str, words: tuple[str, ...]) -> bool:
 _HYPHENATED = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+", re.IGNORECASE)
 
 
-def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozenset[str]
-               ) -> bool:
+def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozenset[str],
+               after_article: bool = False) -> bool:
     if hinted:
         return any(set(spellings(span)) & set(spellings(h)) for h in hinted)
     stop = NOT_NAMES | not_names
@@ -246,7 +248,10 @@ def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozens
     if len(content) >= 2:
         return True
     # one content word ("the cast" is one): a name only when written like one, or a compound
-    # of words joined by a hyphen ("turbo-jet"), which no sentence says by chance
+    # of words joined by a hyphen ("turbo-jet"), which no sentence says by chance; in a
+    # question not written in title case, a word of more than three letters; after an article
+    # ("the cow"), any
     word = content[0]
-    return (word[0].isupper() or any(c.isdigit() for c in word)
-            or (lowercase and len(word) > 3) or _HYPHENATED.fullmatch(word) is not None)
+    return (word[0].isupper() or any(c.isdigit() for c in word) or after_article
+            or (lowercase and len(word) > 3)
+            or _HYPHENATED.fullmatch(word) is not None)
