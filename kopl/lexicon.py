@@ -96,7 +96,8 @@ WH_KINDS = {"person": frozenset({"person.n.01", "social_group.n.01"}),
 social group (a company, a team; not a species), where for a location, a natural object (a
 river, a planet), a building or a facility (an airport), when for a time period or unit."""
 
-RELATEDNESS = ("related", "relation", "relationship", "connected")
+RELATEDNESS = ("related", "relate", "relates", "relation", "relationship", "connected", "connect",
+               "connects", "connection")
 """Words that ask how two things are related."""
 
 _YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
@@ -140,18 +141,32 @@ _ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+
                          re.IGNORECASE)
 
 
+# "What is the lightest rodent", "who's the oldest baker": the superlative, then the noun.
+_PICKED_NOUN = re.compile(r"\b(?:which|what|who)(?:['’]s|\s+(?:is|are|was|were))\s+the\s+"
+                          r"(?:(?:most|least)\s+[a-z]+|([a-z]+))\s+([a-z]+)", re.IGNORECASE)
+
+
 def asked_noun(question: str) -> str | None:
     """The noun a question asks for, in the singular: the word right after "which", "what",
     "how many", "every", "all" or "each" when it is no function word, else the type that
     "who", "where" or "when" asks for (`WH_ANSWER_TYPES`); None when it names none.
 
+    A question that asks for one of a kind by a superlative names the kind after it ("What's
+    the heaviest animal?", "Who was the youngest contestant?").
+
     >>> [asked_noun(q) for q in ("Which rivers flow north?", "Name every nuclide there is",
-    ...     "Who discovered it?", "What is the capital?", "Is it red?")]
-    ['river', 'nuclide', 'person', None, None]
+    ...     "Who discovered it?", "What is the capital?", "Is it red?",
+    ...     "Who was the youngest contestant ever?")]
+    ['river', 'nuclide', 'person', None, None, 'contestant']
     """
     found = _ASKED_NOUN.search(question)
     if found:
         word = found.group(1).lower()
+        if word not in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
+            return singular(word)
+    picked = _PICKED_NOUN.search(question)
+    if picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING):
+        word = picked.group(2).lower()
         if word not in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
             return singular(word)
     opening = re.match(r"\W*([a-z]+)\b", question.lower())
@@ -225,6 +240,8 @@ BY_ATTRIBUTE = frozenset({"older", "younger", "oldest", "youngest"})
 """Words whose comparator depends on the attribute: "oldest" is the earliest birth date but
 the largest age. The tables read them as dates; a reader that does not know the key leaves
 them alone."""
+
+_PICKING = frozenset(w for words in SUPERLATIVES.values() for w in words) | BY_ATTRIBUTE
 
 AS_AMOUNTS: dict[Comparator, tuple[str, ...]] = {
     Comparator.GT: ("older", "oldest"), Comparator.LT: ("younger", "youngest")}
