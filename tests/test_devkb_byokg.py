@@ -18,7 +18,8 @@ from koplc.llm.byokg.reasoner import ByokgFrontEnd
 pytestmark = pytest.mark.model
 DEVKBS = Path(__file__).resolve().parent / "fixtures" / "devkbs"
 KBS = {"starwars": ("kb.nt", None), "isotopes": ("kb.json", None),
-       "flights": ("kb.txt", "schema.json"), "bakeoff": ("kb.json", None)}
+       "flights": ("kb.txt", "schema.json"), "bakeoff": ("kb.json", None),
+       "mammals": ("kb.ttl", None)}
 
 # (KB, a tune-half question, an op the program must use)
 CASES = [
@@ -97,6 +98,15 @@ CASES = [
     # about the other entity the question names (beryllium-11 decays by beta-minus ones)
     ("isotopes", "What share of beryllium-11's decays go through beta-delayed alpha emission?",
      "QueryRelationQualifier"),
+    # a short name in lower case after an article links ("the cow"); "a kilo" after a
+    # comparison is one kilogram
+    ("mammals", "Does the cow sleep less than five hours a day?", "VerifyNum"),
+    ("mammals", "Does the human brain weigh more than a kilo?", "VerifyNum"),
+    ("mammals", "Does the owl monkey weigh less than half a kilo?", "VerifyNum"),
+    # "relate" asks how two things are related, as "related" does
+    ("mammals", "How does Homo relate to Primates?", "QueryRelation"),
+    # a possessive chain asks for the last thing owned
+    ("mammals", "the dog's genus's order?", "FilterConcept"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [
@@ -244,3 +254,26 @@ def test_another_front_ends_program_keeps_the_questions_form_or_gives_way(kbs):
                      if key == "natural abundance" and "uncertainty" in said)
     assert not reasoner.keeps_form(plain, qualified, asked)
     assert reasoner.keeps_form(qualified, plain, asked)
+
+
+def test_a_noun_of_the_kind_only_one_concept_is_of_means_that_concept(kbs):
+    """WordNet: contestants are people, and bakers are the bakeoff KB's only people."""
+    from koplc.kopl.answering.linking import link_question
+
+    assert link_question("Which contestants were under 20?", kbs["bakeoff"]).concepts == (
+        "baker",)
+    # a "who" question leaves the kind to the search
+    assert link_question("Who was under 20?", kbs["bakeoff"]).concepts == ()
+
+
+def test_a_filter_that_keeps_every_one_is_no_program(kbs):
+    """No baker has 20 star baker awards: "under 20" said of them filters nothing, so the
+    program that reads it so is not one the search keeps."""
+    from koplc.kopl.ir import FilterConcept, FilterNum, FindAll
+    from koplc.llm.byokg.space import admissible
+
+    bakers = FilterConcept(input=FindAll(), concept="baker")
+    kept = FilterNum(input=bakers, key="age", value="20", comparator="<")
+    everyone = FilterNum(input=bakers, key="star baker awards", value="20", comparator="<")
+    assert admissible(kept, kbs["bakeoff"], set()) is not None
+    assert admissible(everyone, kbs["bakeoff"], set()) is None

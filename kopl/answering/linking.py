@@ -22,9 +22,10 @@ from koplc.kopl.errors import KoplcError
 from koplc.kopl.frontend import Compiled
 from koplc.kopl.grounding.mentions import Linked, link, said_words, says
 from koplc.kopl.ir import FilterConcept, FindAll
-from koplc.kopl.lexicon import asked_noun, plural
+from koplc.kopl.lexicon import WH_ANSWER_TYPES, WH_KINDS, asked_noun, plural
 from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import numbered
+from koplc.kopl.relatives import kind_share
 
 NOTHING_LINKS = "nothing found: the question names no entity or concept of the KB"
 
@@ -171,7 +172,35 @@ def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str
     names = [" ".join(name_head(c)).lower() for c in concepts]
     cosines = embedder.encode_queries(names) @ embedder.encode_queries([noun])[0]
     ranked = sorted(zip(cosines, concepts, strict=True), key=lambda pair: -pair[0])
-    return tuple(c for cosine, c in ranked if cosine >= least)
+    near = tuple(c for cosine, c in ranked if cosine >= least)
+    if near or noun in WH_ANSWER_TYPES.values():
+        return near
+    return _only_of_its_kind(noun, names, concepts)
+
+
+def meant_senses(linked: Linked) -> dict[str, tuple[str, ...]]:
+    """For a question that names no entity: the noun it asks for as a sense of the last word of
+    each linked concept it does not say, since linking took the noun to mean that concept
+    ("which contestants": contestant as a sense of baker). Empty otherwise."""
+    noun = asked_noun(linked.question)
+    if linked.entities or noun is None or noun in WH_ANSWER_TYPES.values():
+        return {}
+    said = said_words(linked.question)
+    return {name_head(c)[-1].lower(): (noun,) for c in linked.concepts
+            if not _names_concept(said, name_head(c))}
+
+
+def _only_of_its_kind(noun: str, names: list[str], concepts) -> tuple[str, ...]:
+    """The one concept of the KB of the kind the noun is of in WordNet (`WH_KINDS`: a person,
+    a place, a time), where the noun is mostly of that kind and no other concept is: "which
+    contestants" means the KB's bakers when bakers are its only people. Nothing otherwise."""
+    for kind in WH_KINDS.values():
+        if (kind_share(noun, kind) or 0) < 0.5:
+            continue
+        alike = [c for name, c in zip(names, concepts, strict=True)
+                 if (kind_share(name, kind) or 0) >= 0.5]
+        return tuple(alike) if len(alike) == 1 else ()
+    return ()
 
 
 def _names_concept(said: str, head: tuple[str, ...]) -> bool:

@@ -35,6 +35,7 @@ from koplc.kopl.lexicon import (
     agent_noun,
     asks_how_many,
     base_form,
+    singular,
 )
 from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.relatives import kind_share
@@ -81,11 +82,13 @@ def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
 
 def asked_type(question: str) -> str | None:
     """What the question asks for, in words: "number" for how many, the type a wh-word implies,
-    or the words after what/which (None when it says none).
+    or the words after what/which, else the last thing a possessive names ("ENT's genus's
+    order"; None when it says none).
 
     >>> [asked_type(q) for q in ("what genres are the books by ENT", "who wrote ENT",
-    ...                          "what was the publication year of ENT", "how many books")]
-    ['genres', 'person', 'publication year', 'number']
+    ...                          "what was the publication year of ENT", "how many books",
+    ...                          "ENT's genus's order?")]
+    ['genres', 'person', 'publication year', 'number', 'order']
     """
     if asks_how_many(question):
         return "number"
@@ -105,7 +108,8 @@ def asked_type(question: str) -> str | None:
             return " ".join(said) or None
         if token in WH_ANSWER_TYPES:
             return WH_ANSWER_TYPES[token]
-    return None
+    owned = re.findall(r"['’]s\s+([a-z]+)", question.lower())
+    return owned[-1] if owned else None  # "ENT's genus's order?": the last thing owned
 
 
 def answer_type(node: Node, noun) -> str | None:
@@ -124,11 +128,14 @@ def answer_type(node: Node, noun) -> str | None:
                                 else None)
 
 
-def type_match(asked: str, returned: str, vectors) -> float:
+def type_match(asked: str, returned: str, vectors, extra: ExtraWords = NO_EXTRA) -> float:
     """How well what a program returns matches what the question asks for: the MiniLM cosine
     of the two (`vectors` gives unit rows), or, when a wh-word asks ("who": a person or group),
     the share of the returned noun's WordNet senses of that kind where it is larger (MiniLM
-    puts "manufacturers" no nearer to "person" than "aircraft")."""
+    puts "manufacturers" no nearer to "person" than "aircraft"); 1 when the asked noun is one
+    of the returned noun's senses in `extra` (a question's `meant_senses`)."""
+    if singular(asked) in extra.near_synonyms(returned, singular(returned)):
+        return 1.0
     pair = vectors([asked, returned])
     cosine = float(pair[0] @ pair[1])
     share = kind_share(returned, WH_KINDS[asked]) if asked in WH_KINDS else None

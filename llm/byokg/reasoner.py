@@ -25,6 +25,7 @@ from itertools import permutations
 from koplc.kopl.answering.linking import (
     concept_starts,
     link_question,
+    meant_senses,
     nothing_linked,
     said_concepts,
 )
@@ -45,7 +46,7 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
-from koplc.kopl.lexicon import asks_how_many, plural
+from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural
 from koplc.kopl.relatives import schema_relatives
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.byokg import fit
@@ -159,6 +160,8 @@ class Asked:
     type: str | None
     cue: Cues
     """What the question's words ask for (`ops.cues`), with the numbers it states."""
+    lexicon: ExtraWords
+    """The KB's words with the question's own senses of the concepts it means (`meant_senses`)."""
 
 
 class Reasoner:
@@ -217,7 +220,8 @@ class Reasoner:
         encode, masked = self.embedder.encode_queries, linked.masked()
         said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
         return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
-                     cues(linked.question, linked.spans))
+                     cues(linked.question, linked.spans),
+                     self.words.with_relatives(meant_senses(linked)))
 
     def search(self, linked: Linked, prompt: str) -> list[Candidate]:
         """The finished programs, best first. Each step grows every program of the beam by each
@@ -325,7 +329,7 @@ class Reasoner:
         scores = []
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
-                                        self.words)
+                                        question.lexicon)
             unused = len(set(question.linked.entities) - set(find_names(node)))
             _, unmatched = fit.values_used(node, question.cue.stated)
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
@@ -337,7 +341,8 @@ class Reasoner:
             if question.type == "number" and self._measures(node):
                 returned = "number"  # "how many engines": a quantity's value is a number
             if opts.type_weight and question.type and returned:
-                score += opts.type_weight * fit.type_match(question.type, returned, encode)
+                score += opts.type_weight * fit.type_match(question.type, returned, encode,
+                                                             question.lexicon)
             scores.append(score)
         return scores
 

@@ -106,11 +106,16 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
         if node.op == "Count" and _repeats(node.input, kb):
             return None
         answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
+        if node.op in _BY_NUMBER and len(answer) == len(execute(node.input, kb).items()):
+            return None  # keeps every one: the number it compares with says nothing
     except KoplcError:
         return None
     if not answer or only_own(node, answer, topics) or (node.op == "Count" and answer == ("0",)):
         return None
     return answer
+
+
+_BY_NUMBER = frozenset({"FilterNum", "FilterYear", "FilterDate"})
 
 
 def _repeats(node: Node, kb) -> bool:
