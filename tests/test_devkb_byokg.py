@@ -98,6 +98,11 @@ CASES = [
     # about the other entity the question names (beryllium-11 decays by beta-minus ones)
     ("isotopes", "What share of beryllium-11's decays go through beta-delayed alpha emission?",
      "QueryRelationQualifier"),
+    # a noun of a kind (WordNet: a person) that only one concept is of means that concept
+    # ("contestants": the bakers); no filter that keeps every one stands for "under 20"
+    ("bakeoff", "Which contestants were under 20?", "FilterNum"),
+    # no way from all bakers back among bakers ("star baker in" a series some baker competed in)
+    ("bakeoff", "How many bakers have been on the show altogether?", "Count"),
     # a short name in lower case after an article links ("the cow"); "a kilo" after a
     # comparison is one kilogram
     ("mammals", "Does the cow sleep less than five hours a day?", "VerifyNum"),

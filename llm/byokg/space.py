@@ -61,7 +61,7 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     only lends the program the concept's word); no filter right after the same one, nor a
     relation followed there, back and there again; no query of an attribute the program has
     filtered by ("which humans are taller than 190 cm" asks for the humans, not their
-    heights)."""
+    heights); no way from a whole concept back among its own members (`_back_among_its_own`)."""
     if node.op == "Count":
         return counts and node.input.op != "Find"
     if node.op.startswith("Filter") and node.input.op == "Find":
@@ -71,7 +71,7 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
         return False  # the value it filters by is what the question says, not what it asks
     if node.op == "QueryAttr" and counts:
         return measure_said(kb, node.key, question)
-    if node.op == "Relate" and _bounces(node):
+    if node.op == "Relate" and (_bounces(node) or _back_among_its_own(node, kb)):
         return False
     if node.op.startswith("Filter") and node.input.op == node.op:
         return node.model_dump(exclude={"input"}) != node.input.model_dump(exclude={"input"})
@@ -84,6 +84,27 @@ def _several(node: Node, kb) -> bool:
         return len(execute(node, kb).items()) > 1
     except KoplcError:
         return False
+
+
+def _back_among_its_own(node: Relate, kb) -> bool:
+    """Whether `node` goes from a whole concept's members (a concept named, no entity) through
+    one relation and back to members of that concept through another: "the bakers eliminated
+    in a series some baker competed in" are bakers that words about either relation fit, not a
+    set a question names."""
+    first = node.input
+    if first.op != "Relate":
+        return False
+    start = first.input
+    while start.op.startswith("Filter") and start.op != "FilterConcept":
+        start = start.input
+    if start.op != "FilterConcept" or start.input.op != "FindAll":
+        return False
+    try:
+        reached = execute(node, kb).entity_ids or ()
+        members = set(execute(start, kb).entity_ids or ())
+    except KoplcError:
+        return False
+    return bool(reached) and set(reached) <= members
 
 
 def _bounces(node: Relate) -> bool:
