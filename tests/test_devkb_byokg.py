@@ -108,6 +108,10 @@ CASES = [
     ("mammals", "Does the cow sleep less than five hours a day?", "VerifyNum"),
     ("mammals", "Does the human brain weigh more than a kilo?", "VerifyNum"),
     ("mammals", "Does the owl monkey weigh less than half a kilo?", "VerifyNum"),
+    # a word a value's name is made from names it ("insects": insectivore; "domestic":
+    # domesticated)
+    ("mammals", "Which animals live on insects?", "Relate"),
+    ("mammals", "Which domestic animals are heavier than 500 kg?", "FilterNum"),
     # "relate" asks how two things are related, as "related" does
     ("mammals", "How does Homo relate to Primates?", "QueryRelation"),
     # a possessive chain asks for the last thing owned
@@ -282,3 +286,14 @@ def test_a_filter_that_keeps_every_one_is_no_program(kbs):
     everyone = FilterNum(input=bakers, key="star baker awards", value="20", comparator="<")
     assert admissible(kept, kbs["bakeoff"], set()) is not None
     assert admissible(everyone, kbs["bakeoff"], set()) is None
+
+
+def test_a_word_a_values_name_is_made_from_links_it(kbs):
+    from koplc.kopl.answering.linking import link_question
+
+    mammals = kbs["mammals"]
+    assert link_question("What is the lightest rodent?", mammals).entities == ("Rodentia",)
+    assert link_question("Which animals live on insects?", mammals).entities == (
+        "insectivore",)
+    # a genus is a thing of a concept of 77 members, not a value: "canine" names no Canis
+    assert link_question("Which canines sleep most?", mammals).entities == ()

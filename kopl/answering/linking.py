@@ -20,9 +20,9 @@ from koplc.kopl.answering.unheld import Unheld, unheld
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.frontend import Compiled
-from koplc.kopl.grounding.mentions import Linked, link, said_words, says
+from koplc.kopl.grounding.mentions import Linked, link, said_words, says, schema_words
 from koplc.kopl.ir import FilterConcept, FindAll
-from koplc.kopl.lexicon import WH_ANSWER_TYPES, WH_KINDS, asked_noun, plural
+from koplc.kopl.lexicon import NOT_NAMES, WH_ANSWER_TYPES, WH_KINDS, asked_noun, plural, singular
 from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import numbered
 from koplc.kopl.relatives import kind_share
@@ -48,7 +48,7 @@ def link_question(question: str, kb) -> Linked:
     mention linker found neither; nothing when it names someone or something by a proper name
     that no entity has (`unknown_name`). A dataset's words that name nothing count only on that
     dataset's KB (`metaqa.lexicon_for`)."""
-    linked = link(question, kb, lexicon_for(kb))
+    linked = derived_names(link(question, kb, lexicon_for(kb)), kb)
     if not linked.entities and (unknown_name(linked.question)
                                 or unknown_numbered(linked.question, kb)):
         return replace(linked, concepts=())
@@ -58,6 +58,63 @@ def link_question(question: str, kb) -> Linked:
     if not linked.entities and not linked.concepts:
         linked = replace(linked, concepts=meant_concepts(kb, linked.question))
     return linked
+
+
+# The most members a concept may have for its members' names to be read as derived from a
+# question's words: a concept of values (a diet, a status, an order), not of things; a size.
+VALUE_CONCEPT = 50
+# The least MiniLM cosine between the word and the name derived from it: a check that the two
+# mean alike ("insects", insectivore 0.72), not a threshold set on questions.
+DERIVED = 0.6
+
+
+def derived_names(linked: Linked, kb) -> Linked:
+    """`linked` with the entities named by a word of the question their one-word names are
+    made from with an ending added ("insects": insectivore, "domestic": domesticated,
+    "rodent": Rodentia): a word of five letters or more outside the names linked and not a
+    word of the schema, a name of a member of a concept of at most `VALUE_CONCEPT` members,
+    and the two near in meaning (`DERIVED`)."""
+    taken = [range(s, e) for s, e in linked.spans]
+    schema = schema_words(kb)
+    found = []
+    for m in re.finditer(r"[a-z]{5,}", linked.question):
+        stem = singular(m.group())
+        if any(m.start() in r for r in taken) or stem in schema or m.group() in NOT_NAMES:
+            continue
+        names = _value_names(kb).get(stem[:5], ())
+        made = [n for n in names if n.lower().startswith(stem) and len(n) >= len(stem) + 2]
+        if len(made) == 1 and made[0] not in linked.entities:
+            found.append((m.start(), m.end(), made[0]))
+    if not found:
+        return linked
+    # Imported here: MiniLM (and torch) load only for a question that needs them.
+    from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
+
+    words = embedder.encode_queries([linked.question[s:e] for s, e, _ in found])
+    names = embedder.encode_queries([n for _, _, n in found])
+    kept = [f for f, w, n in zip(found, words, names, strict=True) if float(w @ n) >= DERIVED]
+    if not kept:
+        return linked
+    spans = sorted([*zip(linked.spans, linked.entities, strict=True),
+                    *(((s, e), n) for s, e, n in kept)])
+    return replace(linked, entities=tuple(dict.fromkeys(n for _, n in spans)),
+                   spans=tuple(span for span, _ in spans))
+
+
+@lru_cache(maxsize=8)
+def _value_names(kb) -> dict[str, tuple[str, ...]]:
+    """The one-word names of the members of the KB's concepts of at most `VALUE_CONCEPT`
+    members, by their first five letters in lower case."""
+    by_start: dict[str, list[str]] = {}
+    concepts = getattr(kb, "concept_members", {})  # a KB behind an endpoint has none at hand
+    for members in concepts.values():
+        if len(members) > VALUE_CONCEPT:
+            continue
+        for node in members:
+            name = kb.names[node]
+            if name and name.isalpha() and len(name) >= 7 and node not in concepts:
+                by_start.setdefault(name[:5].lower(), []).append(name)
+    return {k: tuple(sorted(set(v))) for k, v in by_start.items()}
 
 
 # Two or more capitalised words in a row, past the question's first word: a proper name.

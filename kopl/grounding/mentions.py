@@ -206,11 +206,11 @@ def _group_word(span: str, kb, not_names: frozenset[str]) -> bool:
     a word of the KB's schema (whose "movies" is its concept, not a film called Movie)."""
     word = singular(span).lower()
     return (" " not in span and not written_as_identifier(span)
-            and word not in NOT_NAMES | not_names and word not in _schema_words(kb))
+            and word not in NOT_NAMES | not_names and word not in schema_words(kb))
 
 
 @lru_cache(maxsize=8)
-def _schema_words(kb) -> frozenset[str]:
+def schema_words(kb) -> frozenset[str]:
     """The words of the KB's concept, relation and attribute names, lower case and in the
     singular, with a verb's agent noun ("directed_by": director)."""
     names = (*kb.concept_names(), *kb.relation_names, *kb.attr_index)
