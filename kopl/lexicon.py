@@ -323,6 +323,21 @@ def simple_past(participle: str) -> str | None:
     return participle if participle.endswith("ed") else None
 
 
+def adjective_base(word: str) -> str | None:
+    """The base of a comparative or superlative adjective (lemminflect's adjective lemma); None
+    when the word is no such form.
+
+    >>> adjective_base("youngest"), adjective_base("heavier"), adjective_base("young")
+    ('young', 'heavy', None)
+    """
+    from lemminflect import getLemma
+
+    if not word.endswith(("er", "est")):
+        return None
+    lemmas = getLemma(word, upos="ADJ")
+    return lemmas[0] if lemmas and lemmas[0] != word else None
+
+
 def singular(noun: str) -> str:
     """A noun phrase with its last word in the singular (lemminflect's noun lemma), its case
     kept; the phrase itself when that word is no plural.

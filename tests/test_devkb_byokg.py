@@ -103,6 +103,9 @@ CASES = [
     ("bakeoff", "Which contestants were under 20?", "FilterNum"),
     # no way from all bakers back among bakers ("star baker in" a series some baker competed in)
     ("bakeoff", "How many bakers have been on the show altogether?", "Count"),
+    # "youngest" read at its base too (young: a WordNet relative of age), and no superlative
+    # that most bakers share (no star baker award) stands for it
+    ("bakeoff", "Who was the youngest contestant ever?", "SelectAmong"),
     # a short name in lower case after an article links ("the cow"); "a kilo" after a
     # comparison is one kilogram
     ("mammals", "Does the cow sleep less than five hours a day?", "VerifyNum"),
@@ -297,3 +300,15 @@ def test_a_word_a_values_name_is_made_from_links_it(kbs):
         "insectivore",)
     # a genus is a thing of a concept of 77 members, not a value: "canine" names no Canis
     assert link_question("Which canines sleep most?", mammals).entities == ()
+
+
+def test_a_superlative_most_of_the_set_share_is_no_program(kbs):
+    """72 of the 120 bakers have no star baker award: "the fewest awards" tells none apart."""
+    from koplc.kopl.ir import FilterConcept, FindAll, SelectAmong
+    from koplc.llm.byokg.space import admissible
+
+    bakers = FilterConcept(input=FindAll(), concept="baker")
+    assert admissible(SelectAmong(input=bakers, key="age", comparator="smallest"), kbs["bakeoff"],
+                      set()) is not None
+    assert admissible(SelectAmong(input=bakers, key="star baker awards", comparator="smallest"),
+                      kbs["bakeoff"], set()) is None

@@ -32,6 +32,7 @@ from koplc.kopl.lexicon import (
     WH_KINDS,
     WHAT,
     ExtraWords,
+    adjective_base,
     agent_noun,
     asks_how_many,
     base_form,
@@ -160,12 +161,19 @@ def senses(word: str, extra: ExtraWords = NO_EXTRA) -> list[str]:
 def similarity(question: list[str], reading: list[str], vectors, extra: ExtraWords = NO_EXTRA):
     """The cosines of each question content word with each reading content word (`vectors`
     gives unit rows), a reading word taken at its nearest sense (`senses`, with `extra`'s near
-    synonyms); None when either side has none."""
+    synonyms) and a question's comparative or superlative at the nearer of it and its base
+    ("youngest", young: a relative of age); None when either side has none."""
     if not question or not reading:
         return None
     forms = [senses(w, extra) for w in reading]
     flat = [f for group in forms for f in group]
-    cosines = vectors(question) @ vectors(flat).T
+    said = [[w, base] if (base := adjective_base(w)) else [w] for w in question]
+    cosines = vectors([f for group in said for f in group]) @ vectors(flat).T
+    rows, start = [], 0
+    for group in said:
+        rows.append(cosines[start:start + len(group)].max(0))
+        start += len(group)
+    cosines = np.stack(rows)
     columns, start = [], 0
     for group in forms:
         columns.append(cosines[:, start:start + len(group)].max(1))

@@ -129,6 +129,9 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
         answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
         if node.op in _BY_NUMBER and len(answer) == len(execute(node.input, kb).items()):
             return None  # keeps every one: the number it compares with says nothing
+        if node.op == "SelectAmong" and len(answer) > 1 \
+                and 2 * len(answer) > len(execute(node.input, kb).items()):
+            return None  # most of them share the extreme: the key tells none apart
     except KoplcError:
         return None
     if not answer or only_own(node, answer, topics) or (node.op == "Count" and answer == ("0",)):
