@@ -312,3 +312,30 @@ def test_a_superlative_most_of_the_set_share_is_no_program(kbs):
                       set()) is not None
     assert admissible(SelectAmong(input=bakers, key="star baker awards", comparator="smallest"),
                       kbs["bakeoff"], set()) is None
+
+
+def test_a_value_the_kb_lacks_for_the_entity_asked_finds_nothing(frontend, kbs):
+    """The giraffe has no brain mass: neither the brain mass of the animals that share its diet
+    (a relation followed and straight back that the question never says) nor its body mass
+    (a "how" question asks for an amount, not for the thing a possessive names)."""
+    question = "How heavy is a giraffe's brain?"
+    assert _gold("mammals", question)["answers"] == []
+    compiled = frontend.compile(question, kbs["mammals"])
+    assert not compiled.answers, compiled.final
+
+
+def test_a_loop_counts_as_unsaid_only_when_no_question_word_is_near_its_relation():
+    import numpy as np
+
+    from koplc.kopl.ir import Find, QueryAttr, Relate
+    from koplc.llm.byokg.fit import unsaid_loops
+
+    def vectors(words):  # "diet" and "eat" alike, every other word apart
+        return np.array([[1.0, 0.0] if w in ("diet", "eat") else [0.0, 1.0] for w in words])
+
+    there = Relate(input=Find(name="Giraffe"), relation="diet", direction="forward")
+    back = QueryAttr(input=Relate(input=there, relation="diet", direction="backward"),
+                     key="brain mass")
+    assert unsaid_loops(back, ["heavy", "brain"], vectors) == 1
+    assert unsaid_loops(back, ["eat", "heavy", "brain"], vectors) == 0
+    assert unsaid_loops(QueryAttr(input=there, key="brain mass"), ["heavy"], vectors) == 0

@@ -110,7 +110,9 @@ def asked_type(question: str) -> str | None:
         if token in WH_ANSWER_TYPES:
             return WH_ANSWER_TYPES[token]
     owned = re.findall(r"['’]s\s+([a-z]+)", question.lower())
-    return owned[-1] if owned else None  # "ENT's genus's order?": the last thing owned
+    if owned and tokens[:1] != ["how"]:  # "how heavy is ENT's brain" asks for a weight
+        return owned[-1]  # "ENT's genus's order?": the last thing owned
+    return None
 
 
 def answer_type(node: Node, noun) -> str | None:
@@ -249,3 +251,23 @@ def values_used(node: Node, stated: tuple[str, ...]) -> tuple[int, int]:
 def hops(node: Node) -> int:
     """How many relations the program follows."""
     return sum(1 for _, n in node.walk() if n.op == "Relate")
+
+
+def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = NO_EXTRA,
+                 least: float = 0.6) -> int:
+    """How many times the program follows a relation and straight back (the others that share
+    it with an entity: "the films with the same director as ENT") where no question word is
+    near a word of the relation (`least`, `order`'s cosine for a word matched): a question that
+    never says the relation asks nothing of what else shares it ("who is the pilot of ENT" is
+    no "who made the planes of ENT's type")."""
+    loops = [n.relation for _, n in node.walk()
+             if n.op == "Relate" and n.input.op == "Relate"
+             and n.input.relation == n.relation and n.input.direction != n.direction]
+    if not loops or not question:
+        return 0
+    unsaid = 0
+    for relation in loops:
+        said = similarity(question, [w.lower() for w in words(relation).split()], vectors,
+                          extra)
+        unsaid += said is None or float(said.max()) < least
+    return unsaid

@@ -15,6 +15,7 @@ readings recur from question to question, so most come from its cache."""
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
@@ -332,6 +333,9 @@ class Reasoner:
                                         question.lexicon)
             unused = len(set(question.linked.entities) - set(find_names(node)))
             _, unmatched = fit.values_used(node, question.cue.stated)
+            if fit.unsaid_loops(node, list(question.words), encode, question.lexicon):
+                scores.append(-math.inf)  # no program: it reads what the question never says
+                continue
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      - opts.entity_cost * unused - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
