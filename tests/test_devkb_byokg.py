@@ -339,3 +339,16 @@ def test_a_loop_counts_as_unsaid_only_when_no_question_word_is_near_its_relation
     assert unsaid_loops(back, ["heavy", "brain"], vectors) == 1
     assert unsaid_loops(back, ["eat", "heavy", "brain"], vectors) == 0
     assert unsaid_loops(QueryAttr(input=there, key="brain mass"), ["heavy"], vectors) == 0
+
+
+def test_a_relation_between_several_concepts_names_the_set_from_where_it_starts(kbs):
+    """"parent taxon" links a mammal to its genus and a genus to its order: from an order it
+    reaches genera, though most of the relation's range over the whole KB is mammals."""
+    from koplc.kopl.ir import Find, Relate
+    from koplc.llm.byokg.reasoner import Reasoner
+
+    reasoner = Reasoner(kbs["mammals"], None, [], ByokgFrontEnd(None).options)
+    genera = Relate(input=Find(name="Cetacea"), relation="parent taxon", direction="backward")
+    assert reasoner.noun(genera) == "genera"
+    mammals = Relate(input=genera, relation="parent taxon", direction="backward")
+    assert reasoner.noun(mammals) == "mammals"

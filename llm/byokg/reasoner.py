@@ -133,6 +133,12 @@ def concept_noun(kb, node: Node, sample: int = 100) -> str | None:
     """The plural name of the concept (direct or inherited) holding the most of the first
     `sample` entities `node` gives, when it holds at least half (None for values, or no such
     concept)."""
+    concept = concept_of(kb, node, sample)
+    return plural(concept) if concept else None
+
+
+def concept_of(kb, node: Node, sample: int = 100) -> str | None:
+    """The name of the concept `concept_noun` reads, in the singular."""
     try:
         answer = execute(node, kb, CONVERTING)
     except KoplcError:
@@ -146,7 +152,7 @@ def concept_noun(kb, node: Node, sample: int = 100) -> str | None:
     # hang on how the KB numbers its concepts (a fragment of an endpoint numbers them anew).
     concept = min((c for c, held in counts.items() if held == n),
                   key=lambda c: (len(kb.ancestors(c)), kb.names[c]))
-    return plural(kb.names[concept]) if 2 * n >= len(ids) else None
+    return kb.names[concept] if 2 * n >= len(ids) else None
 
 
 @dataclass(frozen=True)
@@ -189,11 +195,21 @@ class Reasoner:
     def noun(self, node: Node) -> str | None:
         """What most entities of `node`'s answer are, plural ("elements"), when a concept holds
         at least half of them; None otherwise."""
-        if node.op == "Relate":  # the relation's range, which no name clash can skew
-            node = Relate(input=FindAll(), relation=node.relation, direction=node.direction)
+        concept = self._concept(node)
+        return plural(concept) if concept else None
+
+    def _concept(self, node: Node) -> str | None:
+        """`concept_of` the answer of `node`; of a Relate, of the relation's range from the
+        members of its input's concept (from everything when that has none), which no name
+        clash can skew and a relation that links several concepts ("parent taxon": a mammal's
+        genus, a genus's order) does not blur."""
+        if node.op == "Relate":
+            start = self._concept(node.input)
+            node = Relate(input=FilterConcept(input=FindAll(), concept=start) if start
+                          else FindAll(), relation=node.relation, direction=node.direction)
         key = node.model_dump_json()
         if key not in self._nouns:
-            self._nouns[key] = concept_noun(self.kb, node)
+            self._nouns[key] = concept_of(self.kb, node)
             if len(self._nouns) > 100_000:
                 self._nouns.clear()
         return self._nouns[key]
