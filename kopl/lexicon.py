@@ -160,14 +160,11 @@ def asked_noun(question: str) -> str | None:
     ['river', 'nuclide', 'person', None, None, 'contestant']
     """
     found = _ASKED_NOUN.search(question)
-    if found:
-        word = found.group(1).lower()
-        if word not in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
-            return singular(word)
     picked = _PICKED_NOUN.search(question)
-    if picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING):
-        word = picked.group(2).lower()
-        if word not in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
+    for word in (found and found.group(1).lower(),
+                 picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING)
+                 and picked.group(2).lower()):
+        if word and word not in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
             return singular(word)
     opening = re.match(r"\W*([a-z]+)\b", question.lower())
     if opening and opening.group(1) in WH_ANSWER_TYPES and opening.group(1) != "whose":

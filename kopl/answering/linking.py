@@ -90,9 +90,10 @@ def derived_names(linked: Linked, kb) -> Linked:
     # Imported here: MiniLM (and torch) load only for a question that needs them.
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
-    words = embedder.encode_queries([linked.question[s:e] for s, e, _ in found])
-    names = embedder.encode_queries([n for _, _, n in found])
-    kept = [f for f, w, n in zip(found, words, names, strict=True) if float(w @ n) >= DERIVED]
+    word_vectors = embedder.encode_queries([linked.question[s:e] for s, e, _ in found])
+    name_vectors = embedder.encode_queries([n for _, _, n in found])
+    kept = [f for f, w, n in zip(found, word_vectors, name_vectors, strict=True)
+            if float(w @ n) >= DERIVED]
     if not kept:
         return linked
     spans = sorted([*zip(linked.spans, linked.entities, strict=True),

@@ -168,19 +168,21 @@ def similarity(question: list[str], reading: list[str], vectors, extra: ExtraWor
     if not question or not reading:
         return None
     forms = [senses(w, extra) for w in reading]
-    flat = [f for group in forms for f in group]
     said = [[w, base] if (base := adjective_base(w)) else [w] for w in question]
-    cosines = vectors([f for group in said for f in group]) @ vectors(flat).T
-    rows, start = [], 0
-    for group in said:
-        rows.append(cosines[start:start + len(group)].max(0))
+    cosines = (vectors([f for group in said for f in group])
+               @ vectors([f for group in forms for f in group]).T)
+    return _nearest(_nearest(cosines, said, 0), forms, 1)
+
+
+def _nearest(cosines, groups: list[list[str]], axis: int):
+    """`cosines` with each group of rows (`axis` 0) or columns (1) taken at its largest."""
+    parts, start = [], 0
+    for group in groups:
+        block = cosines[start:start + len(group)] if axis == 0 else \
+            cosines[:, start:start + len(group)]
+        parts.append(block.max(axis))
         start += len(group)
-    cosines = np.stack(rows)
-    columns, start = [], 0
-    for group in forms:
-        columns.append(cosines[:, start:start + len(group)].max(1))
-        start += len(group)
-    return np.stack(columns, axis=1)
+    return np.stack(parts, axis=axis)
 
 
 def coverage(similarity) -> float:
