@@ -178,6 +178,9 @@ def test_a_generated_program_that_fits_no_better_than_the_search_finds_nothing(l
     ("isotopes", "Is carbon-14's half-life more than 5,000 years?", "yes"),
     # one of the question's own planes is the answer of a pick between them
     ("flights", "Which was built more recently, N8329B or N14228?", None),
+    # a KB in Wikidata's model (Turtle, statement nodes, quantities with unit items), a short
+    # name after an article and "half a kilo" as a number
+    ("mammals", "Does the owl monkey weigh less than half a kilo?", "yes"),
 ])
 def test_the_pipeline_answers_with_conversion_and_picks_one_of_its_own(llm_frontend, kb,
                                                                         question, answer):
@@ -188,7 +191,8 @@ def test_the_pipeline_answers_with_conversion_and_picks_one_of_its_own(llm_front
     gold = next(r for r in records if r["question"] == question)
     assert gold["half"] == "tune"
     assert answer is None or gold["answers"] == [answer]
-    loaded = api.load_kb(DEVKBS / kb / ("kb.json" if kb == "isotopes" else "kb.txt"),
+    files = {"isotopes": "kb.json", "flights": "kb.txt", "mammals": "kb.ttl"}
+    loaded = api.load_kb(DEVKBS / kb / files[kb],
                          schema=str(DEVKBS / kb / "schema.json") if kb == "flights" else None)
     compiled = llm_frontend.compile(question, loaded)
     assert compiled.answers[:1] == tuple(gold["answers"]), compiled.error
