@@ -165,7 +165,8 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             if names is None and (short := table.shortened_names(span)):
                 shortened.append((start, start + len(span), short))  # resolved after
                 continue
-            named = i > 0 and text[slice(*words[i - 1])].lower() in ARTICLES
+            named = (i > 0 and text[slice(*words[i - 1])].lower() in ARTICLES
+                     and names is not None and names[0][:1].isupper())
             if names is None or not (group or _plausible(span, lowercase, hinted,
                                                          extra.not_names, named)):
                 continue
@@ -249,8 +250,8 @@ def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozens
         return True
     # one content word ("the cast" is one): a name only when written like one, or a compound
     # of words joined by a hyphen ("turbo-jet"), which no sentence says by chance; in a
-    # question not written in title case, a word of more than three letters; after an article
-    # ("the cow"), any
+    # question not written in title case, a word of more than three letters; after an article,
+    # one the KB writes capitalised ("the cow" for Cow; not "the cast", a tag)
     word = content[0]
     return (word[0].isupper() or any(c.isdigit() for c in word) or after_article
             or (lowercase and len(word) > 3)

@@ -88,9 +88,10 @@ def _several(node: Node, kb) -> bool:
 
 def _back_among_its_own(node: Relate, kb) -> bool:
     """Whether `node` goes from a whole concept's members (a concept named, no entity) through
-    one relation and back to members of that concept through another: "the bakers eliminated
-    in a series some baker competed in" are bakers that words about either relation fit, not a
-    set a question names."""
+    one relation and back to members of that concept through another, or straight back through
+    the same one: "the bakers eliminated in a series some baker competed in" are bakers that
+    words about either relation fit, not a set a question names. (Straight back is read from
+    the program alone: an endpoint's fragment may not type every member it reaches.)"""
     first = node.input
     if first.op != "Relate":
         return False
@@ -99,6 +100,8 @@ def _back_among_its_own(node: Relate, kb) -> bool:
         start = start.input
     if start.op != "FilterConcept" or start.input.op != "FindAll":
         return False
+    if first.relation == node.relation and first.direction != node.direction:
+        return True  # straight back: the ones sharing a value with one of them (all, or most)
     try:
         reached = execute(node, kb).entity_ids or ()
         members = set(execute(start, kb).entity_ids or ())
