@@ -340,18 +340,20 @@ class Reasoner:
         followed, `entity_cost` for each entity of the question it leaves out and
         `number_cost` for each value it states that the question does not (`fit.values_used`;
         a stated number left out costs in `search`'s ranking only: no program of the KB may
-        use it, "two protons", and a fit is also what the refusal reads)."""
+        use it, "two protons", and a fit is also what the refusal reads). A program that
+        follows a relation straight back where the question never says it
+        (`fit.unsaid_loops`) fits not at all."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
+            if fit.unsaid_loops(node, list(question.words), encode, question.lexicon):
+                scores.append(-math.inf)  # no program: it reads what the question never says
+                continue
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
                                         question.lexicon)
             unused = len(set(question.linked.entities) - set(find_names(node)))
             _, unmatched = fit.values_used(node, question.cue.stated)
-            if fit.unsaid_loops(node, list(question.words), encode, question.lexicon):
-                scores.append(-math.inf)  # no program: it reads what the question never says
-                continue
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      - opts.entity_cost * unused - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
