@@ -96,9 +96,25 @@ WH_KINDS = {"person": frozenset({"person.n.01", "social_group.n.01"}),
 social group (a company, a team; not a species), where for a location, a natural object (a
 river, a planet), a building or a facility (an airport), when for a time period or unit."""
 
-RELATEDNESS = ("related", "relate", "relates", "relation", "relationship", "connected", "connect",
-               "connects", "connection")
-"""Words that ask how two things are related."""
+RELATEDNESS = ("related", "relation", "relationship", "connected")
+"""Words that ask how two things are related; any form of their verbs asks too
+(`asks_relatedness`: "relate", "connects")."""
+
+
+def asks_relatedness(text: str) -> bool:
+    """Whether the text says a `RELATEDNESS` word or another form of its verb (lemminflect's
+    verb lemma: "relate", "relates", "connect" as "related" and "connected" are).
+
+    >>> asks_relatedness("How does Homo relate to Primates?"), asks_relatedness("Who won?")
+    (True, False)
+    """
+    from lemminflect import getAllLemmas
+
+    def verbs(word: str) -> set[str]:
+        return {word, *getAllLemmas(word, upos="VERB").get("VERB", ())}
+
+    wanted = {lemma for word in RELATEDNESS for lemma in verbs(word)}
+    return any(verbs(w) & wanted for w in re.findall(r"[a-z]+", text.lower()))
 
 _YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:the|what)\s+number\s+of\b|^\W*count\b(?!\s+of\b)",

@@ -40,10 +40,10 @@ from koplc.kopl.lexicon import (
     AS_AMOUNTS,
     AS_TIMES,
     COMPARATIVES,
-    RELATEDNESS,
     SUPERLATIVES,
     alternatives,
     asks_how_many,
+    asks_relatedness,
     is_yes_no,
     plural,
     singular,
@@ -57,7 +57,6 @@ from koplc.kopl.values import DATE, YEAR
 # The lexicon's words as alternatives of one pattern each.
 _MOST, _LEAST = ("|".join(SUPERLATIVES[op]) for op in (AmongOp.LARGEST, AmongOp.SMALLEST))
 _MORE, _LESS = ("|".join(COMPARATIVES[c]) for c in (Comparator.GT, Comparator.LT))
-_RELATED = "|".join(RELATEDNESS)
 _EARLIER_TIME, _LATER_TIME = ("|".join(AS_TIMES[c]) for c in (Comparator.LT, Comparator.GT))
 _OLDER, _YOUNGER = ("|".join(AS_AMOUNTS[c]) for c in (Comparator.GT, Comparator.LT))
 
@@ -157,7 +156,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
              if _RIGHT_BEFORE[c].search(question[:q.start])}
     if bound:  # "more than 500 years before": the words right before a number compare it
         more, less = Comparator.GT in bound, Comparator.LT in bound
-    return Cues(is_yes_no(question), has(_RELATED),
+    return Cues(is_yes_no(question), asks_relatedness(unnamed),
                 has(_MOST), has(_LEAST), more, less,
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
