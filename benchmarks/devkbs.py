@@ -25,7 +25,7 @@ DEVKBS = ROOT / "tests" / "fixtures" / "devkbs"
 # name -> (KB file, schema file or None), all beside the KB's questions.jsonl
 KBS = {"starwars": ("kb.nt", None), "isotopes": ("kb.json", None),
        "flights": ("kb.txt", "schema.json"), "bakeoff": ("kb.json", None),
-       "mammals": ("kb.ttl", None)}
+       "mammals": ("kb.ttl", None), "cars": ("kb.nt", None)}
 
 
 def half_file(kb: str, half: str, out: Path) -> Path:
