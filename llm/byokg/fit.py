@@ -115,6 +115,30 @@ def asked_type(question: str) -> str | None:
     return None
 
 
+def counted_noun(question: str) -> str | None:
+    """The noun a "how many" question counts: the words after "how many" or "the number of"
+    (past an entity's mask and an article), up to two, as `asked_type` reads those after
+    "what" (None when it says none).
+
+    >>> [counted_noun(q) for q in ("how many orders of mammals are represented",
+    ...     "how many ENT species are there", "what is the number of isotopes of ENT",
+    ...     "how many hours a day does ENT sleep", "how many does ENT have")]
+    ['orders', 'species', 'isotopes', 'hours', None]
+    """
+    said = re.search(r"\bhow\s+many\b|\bnumber\s+of\b", question, re.IGNORECASE)
+    if said is None:
+        return None
+    rest = re.findall(r"[a-z]+", question[said.end():].replace("ENT", " ").lower())
+    while rest and rest[0] in ARTICLES:
+        rest = rest[1:]
+    nouns = []
+    for word in rest[:2]:
+        if word in _STOP or word in AUXILIARIES:
+            break
+        nouns.append(word)
+    return " ".join(nouns) or None
+
+
 def answer_type(node: Node, noun) -> str | None:
     """What a finished program returns, in words: the concept of its answer set (`noun`, as
     Reasoner.noun; of the set a SelectAmong or SelectBetween picks from), else the name of the

@@ -169,6 +169,8 @@ class Asked:
     """What the question's words ask for (`ops.cues`), with the numbers it states."""
     lexicon: ExtraWords
     """The KB's words with the question's own senses of the concepts it means (`meant_senses`)."""
+    counted: str | None = None
+    """The noun a "how many" question counts (`fit.counted_noun`)."""
 
 
 class Reasoner:
@@ -238,7 +240,7 @@ class Reasoner:
         said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
         return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
                      cues(linked.question, linked.spans),
-                     self.words.with_relatives(meant_senses(linked)))
+                     self.words.with_relatives(meant_senses(linked)), fit.counted_noun(masked))
 
     def search(self, linked: Linked, prompt: str) -> list[Candidate]:
         """The finished programs, best first. Each step grows every program of the beam by each
@@ -360,10 +362,15 @@ class Reasoner:
                      + opts.order_weight * fit.order(similarity))
             returned = fit.answer_type(node if node.op in FINISHING else QueryName(input=node),
                                        self.noun)
+            asked = question.type
             if question.type == "number" and self._measures(node):
                 returned = "number"  # "how many engines": a quantity's value is a number
-            if opts.type_weight and question.type and returned:
-                score += opts.type_weight * fit.type_match(question.type, returned, encode,
+            elif node.op == "Count" and question.counted:
+                # "how many orders of mammals": what is counted, as a name question's answers
+                asked = question.counted
+                returned = fit.answer_type(QueryName(input=node.input), self.noun) or returned
+            if opts.type_weight and asked and returned:
+                score += opts.type_weight * fit.type_match(asked, returned, encode,
                                                              question.lexicon)
             scores.append(score)
         return scores
