@@ -153,8 +153,8 @@ def alternatives(question: str) -> tuple[str, ...]:
     return found.groups() if found else ()
 
 
-_ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+the\s+)?([a-z]+)",
-                         re.IGNORECASE)
+_ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+the\s+)?([a-z]+)"
+                         r"(?:\s+([a-z]+))?", re.IGNORECASE)
 
 
 # "What is the lightest rodent", "who's the oldest baker": the superlative, then the noun.
@@ -168,16 +168,20 @@ def asked_noun(question: str) -> str | None:
     "who", "where" or "when" asks for (`WH_ANSWER_TYPES`); None when it names none.
 
     A question that asks for one of a kind by a superlative names the kind after it ("What's
-    the heaviest animal?", "Who was the youngest contestant?").
+    the heaviest animal?", "Who was the youngest contestant?"). A word that WordNet uses more as
+    an adjective or a verb before a noun modifies it: the noun is asked for ("which imported
+    cars", "how many different brands"); two words WordNet knows as one noun are one ("which
+    sports car").
 
     >>> [asked_noun(q) for q in ("Which rivers flow north?", "Name every nuclide there is",
     ...     "Who discovered it?", "What is the capital?", "Is it red?",
-    ...     "Who was the youngest contestant ever?")]
-    ['river', 'nuclide', 'person', None, None, 'contestant']
+    ...     "Who was the youngest contestant ever?", "Which imported cars have 4WD?",
+    ...     "Which sports car is the cheapest?")]
+    ['river', 'nuclide', 'person', None, None, 'contestant', 'car', 'sports car']
     """
     found = _ASKED_NOUN.search(question)
     picked = _PICKED_NOUN.search(question)
-    for word in (found and found.group(1).lower(),
+    for word in (found and _head(found.group(1).lower(), (found.group(2) or "").lower()),
                  picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING)
                  and picked.group(2).lower()):
         if word and word not in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
@@ -186,6 +190,17 @@ def asked_noun(question: str) -> str | None:
     if opening and opening.group(1) in WH_ANSWER_TYPES and opening.group(1) != "whose":
         return WH_ANSWER_TYPES[opening.group(1)]
     return None
+
+
+def _head(word: str, following: str) -> str:
+    """The noun a wh-word's `word` and the word `following` it name (`asked_noun`)."""
+    from koplc.kopl.relatives import compound_noun, modifies  # WordNet, read once needed
+
+    if not following or following in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
+        return word
+    if modifies(word, following):
+        return following
+    return f"{word} {following}" if compound_noun(word, following) else word
 
 
 def asks_how_many(question: str) -> bool:

@@ -141,3 +141,30 @@ def kind_share(noun: str, kinds: frozenset[str]) -> float | None:
                    if any(h.name() in kinds for path in s.hypernym_paths() for h in path))
         return held / sum(weights)
     return None
+
+
+def modifies(word: str, following: str) -> bool:
+    """Whether `word` is a modifier of the noun `following` rather than a noun itself, by
+    WordNet: `following` can be a noun, and `word` is used more as an adjective or a verb
+    (a participle: "imported cars") than as a noun, by WordNet's counts of it in each part of
+    speech (by its number of senses where it has no counts). False without WordNet.
+
+    >>> [modifies(w, "cars") for w in ("different", "imported", "foreign", "sports", "brands")]
+    [True, True, True, False, False]
+    """
+    wordnet = _wordnet()
+    if wordnet is None or not wordnet.synsets(following, pos="n"):
+        return False
+    uses = {}
+    for pos in ("n", "a", "v"):
+        senses = wordnet.synsets(word, pos=pos)
+        counted = sum(x.count() for s in senses for x in s.lemmas()
+                      if x.name().lower() == word.lower())
+        uses[pos] = (counted, len(senses))
+    return max(uses["a"], uses["v"]) > uses["n"]
+
+
+def compound_noun(first: str, second: str) -> bool:
+    """Whether WordNet knows the two words as one noun ("sports car")."""
+    wordnet = _wordnet()
+    return wordnet is not None and bool(wordnet.synsets(f"{first}_{second}", pos="n"))

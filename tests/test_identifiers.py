@@ -127,3 +127,15 @@ def test_a_concept_named_as_an_identifier_is_said_in_words(kb):
 def test_a_name_is_linked_by_its_leading_words_when_no_other_name_starts_so(
         kb, question, entities):
     assert link_question(question, kb).entities == entities
+
+
+@pytest.mark.parametrize(("question", "entities"), [
+    # the one name to end with the word, as people call a maker's model by its own name
+    ("Who coaches Mönchengladbach?", ("Borussia Mönchengladbach",)),
+    ("Which plays did Sartre write?", ("Jean-Paul Sartre",)),
+    # a word after a capitalised one is part of a longer name, one the KB lacks
+    ("Who is Tom Sartre?", ()),
+])
+def test_a_name_is_linked_by_its_trailing_words_when_no_other_name_ends_so(
+        kb, question, entities):
+    assert link_question(question, kb).entities == entities

@@ -66,11 +66,13 @@ class NameTable:
     """A KB's entity names by their spellings, and by their joined spellings ("Kevin Costner"
     the person and "kevin costner" the tag share their keys); `leading`: by the spellings of
     their leading words, for names that are the only one to start so ("Delta" for "Delta Air
-    Lines Inc.")."""
+    Lines Inc.")); `trailing`: by the spellings of their trailing words, for names that are the
+    only one to end so ("Integra" for "Acura_Integra", a maker's model called by its own name)."""
 
     spelled: dict[str, list[str]]
     joined: dict[str, list[str]]
     leading: dict[str, list[str]]
+    trailing: dict[str, list[str]] = field(default_factory=dict)
     shortened: dict[str, list[str]] = field(default_factory=dict)
     """By the words of a name of four or more words (hyphens split) with one inner word left
     out, for `shortened_names`."""
@@ -88,6 +90,14 @@ class NameTable:
         """The one KB name that starts with the span's words and is no name itself, if one."""
         for key in spellings(span):
             names = self.leading.get(key, [])
+            if len(set(names)) == 1 and key not in self.spelled:
+                return names[0]
+        return None
+
+    def ended_by(self, span: str) -> str | None:
+        """The one KB name that ends with the span's words and is no name itself, if one."""
+        for key in spellings(span):
+            names = self.trailing.get(key, [])
             if len(set(names)) == 1 and key not in self.spelled:
                 return names[0]
         return None
@@ -110,6 +120,7 @@ def name_table(kb) -> NameTable:
     spelled: dict[str, list[str]] = {}
     joined: dict[str, list[str]] = {}
     leading: dict[str, list[str]] = {}
+    trailing: dict[str, list[str]] = {}
     shortened: dict[str, list[str]] = {}
     for name in kb.names[kb.n_concepts:]:
         if name:
@@ -119,10 +130,11 @@ def name_table(kb) -> NameTable:
                 words = key.split()
                 for size in range(1, len(words)):
                     leading.setdefault(" ".join(words[:size]), []).append(name)
+                    trailing.setdefault(" ".join(words[-size:]), []).append(name)
             said = _word_list(name)
             for i in range(1, len(said) - 1) if len(said) >= 4 else ():
                 shortened.setdefault(" ".join(said[:i] + said[i + 1:]), []).append(name)
-    return NameTable(spelled, joined, leading, shortened)
+    return NameTable(spelled, joined, leading, trailing, shortened)
 
 
 def _word_list(text: str) -> list[str]:
@@ -162,6 +174,10 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
             if names is None and span[:1].isupper() and not _named_on(text, words, i + size):
                 led = table.led_by(span)  # "Delta" for "Delta Air Lines Inc."
                 names = [led] if led is not None else None
+            if (names is None and span[:1].isupper() and i > 0
+                    and not text[words[i - 1][0]].isupper()):
+                ended = table.ended_by(span)  # "the Integra" for "Acura_Integra"
+                names = [ended] if ended is not None else None
             if names is None and (short := table.shortened_names(span)):
                 shortened.append((start, start + len(span), short))  # resolved after
                 continue
