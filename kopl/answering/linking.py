@@ -52,6 +52,8 @@ def link_question(question: str, kb) -> Linked:
     if not linked.entities and (unknown_name(linked.question)
                                 or unknown_numbered(linked.question, kb)):
         return replace(linked, concepts=())
+    if name_past(linked) is not None:
+        return replace(linked, entities=(), concepts=(), spans=())
     if not linked.entities and not linked.concepts:
         linked = replace(linked, concepts=tuple(
             n.concept for n in concept_starts(kb, linked.question)))
@@ -132,6 +134,34 @@ def unknown_name(question: str) -> str | None:
     """
     found = _PROPER_NAME.search(question)
     return found.group(0).rstrip(".") if found else None
+
+
+def name_past(linked: Linked) -> str | None:
+    """A proper name the question says that goes on past a name it linked, in capitalised
+    words no name it linked covers ("the Toyota Corolla" where the KB names only Toyota): the
+    question is about something the KB lacks. None in a question written in title case, whose
+    capitals mark no names.
+
+    >>> from koplc.kopl.grounding.mentions import Linked
+    >>> name_past(Linked("What does the Toyota Corolla cost?", ("Toyota",), (), ((14, 20),)))
+    'Toyota Corolla'
+    >>> name_past(Linked("Is Luke Skywalker Human?", ("Luke Skywalker", "Human"), (),
+    ...                  ((3, 17), (18, 23))))
+    """
+    text = linked.question
+    words = re.findall(r"[A-Za-z][\w'’-]*", text)
+    if sum(w[0].isupper() for w in words[1:]) * 2 > max(len(words) - 1, 1):
+        return None  # title case
+    for found in _PROPER_NAME.finditer(text):
+        start, end = found.span()
+        inside = [(s, e) for s, e in linked.spans if s < end and start < e]
+        if not inside:
+            continue
+        rest = [m for m in re.finditer(r"\S+", text[start:end])
+                if not any(s <= start + m.start() < e for s, e in inside)]
+        if rest and all(e <= end for _, e in inside):  # a span may take in "the" before
+            return found.group(0).rstrip(".")
+    return None
 
 
 def unknown_numbered(question: str, kb) -> str | None:
