@@ -192,6 +192,25 @@ def asked_noun(question: str) -> str | None:
     return None
 
 
+def asks_for_one(question: str) -> bool:
+    """Whether a question that picks by a superlative (the caller's test) asks for one thing:
+    the noun it picks is written in the singular, in a word that has a plural ("the most
+    expensive car", "which minivan is the heaviest"; not "the heaviest cars", nor "which
+    species is largest").
+
+    >>> [asks_for_one(q) for q in ("What's the most expensive car?",
+    ...     "Which cars are the cheapest?", "Which species is largest?")]
+    [True, False, False]
+    """
+    picked = _PICKED_NOUN.search(question)
+    if picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING):
+        noun = picked.group(2).lower()
+    else:
+        found = _ASKED_NOUN.search(question)
+        noun = found and _head(found.group(1).lower(), (found.group(2) or "").lower())
+    return bool(noun) and singular(noun) == noun and plural(noun) != noun
+
+
 def _head(word: str, following: str) -> str:
     """The noun a wh-word's `word` and the word `following` it name (`asked_noun`)."""
     from koplc.kopl.relatives import compound_noun, modifies  # WordNet, read once needed

@@ -122,6 +122,11 @@ CASES = [
     # "how many orders of mammals" counts orders: the noun after "how many", as the answer
     # type of a name question, not the other concept the question says
     ("mammals", "How many orders of mammals are represented?", "Count"),
+    # "the most expensive car" asks for one car: not the eight tied on the most cylinders; and
+    # the noun after the superlative is what "what's" asks for
+    ("cars", "What's the most expensive car in the list?", "SelectAmong"),
+    # "the Integra": the one name to end with the word
+    ("cars", "Who makes the Integra?", "Relate"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [

@@ -34,6 +34,7 @@ from koplc.kopl.lexicon import (
     ExtraWords,
     adjective_base,
     agent_noun,
+    asked_noun,
     asks_how_many,
     base_form,
     singular,
@@ -88,8 +89,8 @@ def asked_type(question: str) -> str | None:
 
     >>> [asked_type(q) for q in ("what genres are the books by ENT", "who wrote ENT",
     ...                          "what was the publication year of ENT", "how many books",
-    ...                          "ENT's genus's order?")]
-    ['genres', 'person', 'publication year', 'number', 'order']
+    ...                          "ENT's genus's order?", "what's the most expensive car")]
+    ['genres', 'person', 'publication year', 'number', 'order', 'car']
     """
     if asks_how_many(question):
         return "number"
@@ -106,7 +107,8 @@ def asked_type(question: str) -> str | None:
                 if word in _STOP or word in AUXILIARIES:
                     break
                 said.append(word)
-            return " ".join(said) or None
+            # "what's the most expensive car": the noun after a superlative (`asked_noun`)
+            return " ".join(said) or asked_noun(question)
         if token in WH_ANSWER_TYPES:
             return WH_ANSWER_TYPES[token]
     owned = re.findall(r"['’]s\s+([a-z]+)", question.lower())

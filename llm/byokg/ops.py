@@ -42,6 +42,7 @@ from koplc.kopl.lexicon import (
     COMPARATIVES,
     SUPERLATIVES,
     alternatives,
+    asks_for_one,
     asks_how_many,
     asks_relatedness,
     is_yes_no,
@@ -91,6 +92,8 @@ class Cues:
     younger: bool = False
     written: tuple[str, ...] = ()
     """Each of `numbers` as the question writes it ("9,500,000", "five", "second")."""
+    one: bool = False
+    """Whether a superlative picks one thing, its noun in the singular (`asks_for_one`)."""
 
     @property
     def stated(self) -> tuple[str, ...]:
@@ -162,7 +165,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
                 who=_WHO.match(question) is not None, options=alternatives(question),
                 older=has(_OLDER), younger=has(_YOUNGER),
-                written=tuple(question[q.start:q.end] for q in said))
+                written=tuple(question[q.start:q.end] for q in said),
+                one=(has(_MOST) or has(_LEAST)) and asks_for_one(question))
 
 
 # A comparative said right before a number ("more than", "under"), which compares that number.
@@ -230,6 +234,13 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
             ("SelectBetween", *_PICKS) if cue.more or cue.less else (
                 _PICKS if (cue.earlier or cue.later) and not aged else ())))
     kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
+    return kept or candidates
+
+
+def picked_one(cue: Cues, candidates: list, answers_of) -> list:
+    """Of the candidates, those that give one answer, when the question picks one thing by a
+    superlative (`Cues.one`: "the most expensive car", not a tie of eight) and there are such."""
+    kept = [c for c in candidates if len(answers_of(c)) == 1] if cue.one else []
     return kept or candidates
 
 
@@ -568,5 +579,5 @@ def constraints(left: str, right: str, kb, cue: Cues) -> Iterator[Node]:
 
 
 __all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "links_of",
-           "measure_said", "meetings", "offered", "pair_ops", "qualifier_filters",
+           "measure_said", "meetings", "offered", "pair_ops", "picked_one", "qualifier_filters",
            "qualifier_queries", "relation_qualifiers"]

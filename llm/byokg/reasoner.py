@@ -58,6 +58,7 @@ from koplc.llm.byokg.ops import (
     cues,
     offered,
     pair_ops,
+    picked_one,
     relation_qualifiers,
 )
 from koplc.llm.byokg.space import FINISHING, admissible, expansions, fits
@@ -288,8 +289,8 @@ class Reasoner:
             finished += [c for c in scored if c.finished]
             beam = sorted((c for c in scored if not c.finished), key=lambda c: -c.score
                           )[:opts.beam]
-        finished = offered(cue, answer_kind(cue, finished, lambda c: c.node, self.kb),
-                           lambda c: c.answer)
+        finished = picked_one(cue, offered(cue, answer_kind(
+            cue, finished, lambda c: c.node, self.kb), lambda c: c.answer), lambda c: c.answer)
         # Each number the question states that a program leaves out costs `number_cost`; "not
         # sure" decides nothing: a program answering it gives way to one that decides and fits
         # within `unsure_cost` (its values of a key both pass and fail the test).
