@@ -132,25 +132,33 @@ def in_base(text: str) -> tuple[str, float] | None:
 # of the SI base unit of its dimension (metre, kilogram, second): milli- to kilo-.
 _BARE_SCALES = {"meter": (1e-3, 1e-2, 1.0, 1e3), "kilogram": (1e-6, 1e-3, 1.0, 1e3),
                 "second": (1e-3, 1.0)}
+# Money, which a KB keeps as bare numbers of its currency, of thousands, millions or billions
+# of it ("price_kusd", "budget in millions").
+_MONEY = frozenset({"$", "€", "£", "¥", "dollar", "dollars", "euro", "euros", "usd", "eur"})
+_MONEY_SCALES = (1.0, 1e3, 1e6, 1e9)
 
 
 def bare_number(number: float, unit: str, low: float, high: float) -> float | None:
     """A number stated in `unit`, as a key that the KB keeps as bare numbers between `low` and
     `high` plausibly holds it: None when it lies within them as stated (or the unit is none
     this can read); else the stated quantity in the first SI unit of its dimension
-    (`_BARE_SCALES`, smallest first) that brings it within them; None when none does.
+    (`_BARE_SCALES`, smallest first) that brings it within them, or for money the first scale
+    (`_MONEY_SCALES`); None when none does.
 
     >>> bare_number(2.5, "metres", 66, 264), bare_number(0.5, "kilometres", 100, 9000)
     (250.0, 500.0)
     >>> bare_number(190, "centimetres", 66, 264), bare_number(9, "metres", 66, 264)
     (None, None)
+    >>> bare_number(10000, "$", 7.4, 61.9)  # money kept in thousands
+    10.0
     """
     if low <= number <= high:
         return None
-    base = in_base(unit)
-    if base is None or base[0] not in _BARE_SCALES:
+    money = unit.strip().lower() in _MONEY
+    base = ("money", 1.0) if money else in_base(unit)
+    if base is None or (base[0] not in _BARE_SCALES and not money):
         return None
-    for scale in _BARE_SCALES[base[0]]:
+    for scale in _MONEY_SCALES if money else _BARE_SCALES[base[0]]:
         bare = number * base[1] / scale
         if low <= bare <= high:
             return round(bare, 9)

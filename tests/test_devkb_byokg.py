@@ -130,6 +130,8 @@ CASES = [
     # "cars" is a sense of the nearest concept it means (car model), not of every concept near
     # it: the makers of those cars are no answer
     ("cars", "Which cars have engines over five litres?", "FilterNum"),
+    # money a KB keeps as bare numbers in thousands: "$10,000" is 10 of its prices
+    ("cars", "Which cars cost under $10,000?", "FilterNum"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [
