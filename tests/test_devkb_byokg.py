@@ -132,6 +132,8 @@ CASES = [
     ("cars", "Which cars have engines over five litres?", "FilterNum"),
     # money a KB keeps as bare numbers in thousands: "$10,000" is 10 of its prices
     ("cars", "Which cars cost under $10,000?", "FilterNum"),
+    # "what's the gas mileage" asks for the gas mileage, as "what is" would
+    ("cars", "What's the gas mileage of the Honda Civic around town?", "QueryAttr"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [

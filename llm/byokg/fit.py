@@ -89,12 +89,14 @@ def asked_type(question: str) -> str | None:
 
     >>> [asked_type(q) for q in ("what genres are the books by ENT", "who wrote ENT",
     ...                          "what was the publication year of ENT", "how many books",
-    ...                          "ENT's genus's order?", "what's the most expensive car")]
-    ['genres', 'person', 'publication year', 'number', 'order', 'car']
+    ...                          "ENT's genus's order?", "what's the most expensive car",
+    ...                          "What's the gas mileage of ENT?")]
+    ['genres', 'person', 'publication year', 'number', 'order', 'car', 'gas mileage']
     """
     if asks_how_many(question):
         return "number"
-    tokens = re.findall(r"[a-z]+", question.replace("ENT", " ").lower())
+    said_is = re.sub(r"\b(\w+)['’]s\s+(?=the\b|an?\b)", r"\1 is ", question)  # "what's the"
+    tokens = re.findall(r"[a-z]+", said_is.replace("ENT", " ").lower())
     for i, token in enumerate(tokens):
         if token in WHAT:
             rest = tokens[i + 1:]
@@ -102,13 +104,15 @@ def asked_type(question: str) -> str | None:
                 return None
             while rest and (rest[0] in AUXILIARIES or rest[0] in ARTICLES):
                 rest = rest[1:]
+            if rest and (rest[0] in ("most", "least") or (
+                    rest[0].endswith("est") and adjective_base(rest[0]))):
+                return asked_noun(question)  # "the most expensive car": the noun picked
             said = []
             for word in rest[:2]:
                 if word in _STOP or word in AUXILIARIES:
                     break
                 said.append(word)
-            # "what's the most expensive car": the noun after a superlative (`asked_noun`)
-            return " ".join(said) or asked_noun(question)
+            return " ".join(said) or None
         if token in WH_ANSWER_TYPES:
             return WH_ANSWER_TYPES[token]
     owned = re.findall(r"['’]s\s+([a-z]+)", question.lower())
