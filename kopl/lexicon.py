@@ -385,6 +385,32 @@ def adjective_base(word: str) -> str | None:
     return lemmas[0] if lemmas and lemmas[0] != word else None
 
 
+def graded(text: str) -> tuple[tuple[str, bool], ...]:
+    """The comparative and superlative adjectives of `text` whose direction no table here
+    knows ("cheaper", "fastest"; not "larger", "oldest"), each with whether it is a
+    superlative: a word of the form (lemminflect's adjective lemma) whose base WordNet holds
+    as an adjective, and which WordNet does not hold as a noun itself ("number", "water").
+
+    >>> graded("Which is cheaper, the fastest car or the larger number?")
+    (('cheaper', False), ('fastest', True))
+    """
+    from koplc.kopl.relatives import _wordnet
+
+    wordnet = _wordnet()
+    if wordnet is None:
+        return ()
+    known = {w for words in (*COMPARATIVES.values(), *SUPERLATIVES.values()) for w in words}
+    found = []
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in known | BY_ATTRIBUTE | TIME_WORDS or word in dict(found):
+            continue
+        base = adjective_base(word)
+        if (base and wordnet.synsets(base, pos="a")
+                and not any(word in s.lemma_names() for s in wordnet.synsets(word, pos="n"))):
+            found.append((word, word.endswith("est")))
+    return tuple(found)
+
+
 def singular(noun: str) -> str:
     """A noun phrase with its last word in the singular (lemminflect's noun lemma), its case
     kept; the phrase itself when that word is no plural.

@@ -303,3 +303,37 @@ def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = N
                           extra)
         unsaid += said is None or float(said.max()) < least
     return unsaid
+
+
+def graded_agrees(node: Node, graded: tuple[tuple[str, bool], ...], vectors) -> bool:
+    """Whether the direction `node` picks or compares a key in agrees with the question's
+    word of no known direction (`Cues.graded`, left to this when no known word says one):
+    "cheapest" of a price is its smallest, since MiniLM puts "cheapest" nearer "lowest price"
+    than "highest price"; "fastest" of a speed its largest. True where the node picks by no
+    key, or the question has no such word of its kind (a superlative for SelectAmong, a
+    comparative for SelectBetween and a number filter, either for ArgMax and ArgMin)."""
+    picked = _picked(node)
+    if picked is None:
+        return True
+    key, more, kinds = picked
+    said = [word for word, superlative in graded if superlative in kinds]
+    if not said:
+        return True
+    name = words(key)
+    vector = vectors([said[0], f"highest {name}", f"lowest {name}"])
+    return (float(vector[0] @ vector[1]) > float(vector[0] @ vector[2])) == more
+
+
+def _picked(node: Node) -> tuple[str, bool, tuple[bool, ...]] | None:
+    """(key, whether more of it, the kinds of word that may say so: True a superlative) of the
+    op in `node` that picks or compares by a key's value, None when none does."""
+    for _, n in node.walk():
+        if n.op == "SelectAmong":
+            return n.key, str(n.comparator) == "largest", (True,)
+        if n.op == "SelectBetween":
+            return n.key, str(n.comparator) == "greater", (False,)
+        if n.op in ("ArgMax", "ArgMin"):
+            return n.key, n.op == "ArgMax", (True, False)
+        if n.op in ("FilterNum", "VerifyNum") and str(n.comparator) in (">", "<"):
+            return n.key, str(n.comparator) == ">", (False,)
+    return None

@@ -45,6 +45,7 @@ from koplc.kopl.lexicon import (
     asks_for_one,
     asks_how_many,
     asks_relatedness,
+    graded,
     is_yes_no,
     plural,
     singular,
@@ -94,6 +95,10 @@ class Cues:
     """Each of `numbers` as the question writes it ("9,500,000", "five", "second")."""
     one: bool = False
     """Whether a superlative picks one thing, its noun in the singular (`asks_for_one`)."""
+    graded: tuple[tuple[str, bool], ...] = ()
+    """The comparatives and superlatives of no known direction ("cheaper", "fastest"), each
+    with whether it is a superlative (`lexicon.graded`): both directions are tried, and the fit
+    keeps the one the word reads as for the key (`fit.graded_agrees`)."""
 
     @property
     def stated(self) -> tuple[str, ...]:
@@ -107,6 +112,18 @@ class Cues:
                      if w.lower() != "one")
 
     @property
+    def graded_most(self) -> bool:
+        """Whether a superlative of no known direction picks, where no known one does."""
+        return any(most for _, most in self.graded) and not (
+            self.most or self.least or self.older or self.younger)
+
+    @property
+    def graded_more(self) -> bool:
+        """Whether a comparative of no known direction compares, where no known one does."""
+        return any(not most for _, most in self.graded) and not (
+            self.more or self.less or self.older or self.younger)
+
+    @property
     def comparators(self) -> tuple[str, ...]:
         """The comparators a stated time is compared by: those the words say, else "="."""
         said = (">",) * self.more + ("<",) * self.less
@@ -117,11 +134,13 @@ class Cues:
         """The comparators a stated amount is compared by: `comparators`, with "older" as more
         and "younger" as less."""
         said = (">",) * (self.more or self.older) + ("<",) * (self.less or self.younger)
-        return said or ("=",)
+        return said or ((">", "<") if self.graded_more else ("=",))
 
     @property
     def extremes(self) -> tuple[str, ...]:
         """The SelectAmong comparators the question's superlatives (or "older", "younger") ask."""
+        if self.graded_most:
+            return ("largest", "smallest")
         return ("largest",) * (self.most or self.older) + ("smallest",) * (self.least
                                                                           or self.younger)
 
@@ -166,7 +185,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 who=_WHO.match(question) is not None, options=alternatives(question),
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
-                one=(has(_MOST) or has(_LEAST)) and asks_for_one(question))
+                one=(has(_MOST) or has(_LEAST)) and asks_for_one(question),
+                graded=graded(unnamed))
 
 
 # A comparative said right before a number ("more than", "under"), which compares that number.
@@ -229,9 +249,9 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
     candidates = _qualifier_said_or_not(cue.text, candidates, node_of)
     aged = cue.older or cue.younger  # "older than 65" states an age; "the oldest" ranks
     wanted = [op.__name__ for op in ops_of("verify", "exists")] if cue.yes_no else (
-        ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least or (
-            aged and not cue.numbers) else (
-            ("SelectBetween", *_PICKS) if cue.more or cue.less else (
+        ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least or cue.graded_most
+        or (aged and not cue.numbers) else (
+            ("SelectBetween", *_PICKS) if cue.more or cue.less or cue.graded_more else (
                 _PICKS if (cue.earlier or cue.later) and not aged else ())))
     kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
     return kept or candidates
@@ -451,8 +471,9 @@ def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
         yield QueryRelation(left=left, right=right)
     both = Or(left=left, right=right)
     for key, (kind, _, _) in sorted(_key_facts(kb).items()):
-        picks = ([ArgMax] * (cue.more or cue.most or cue.older)
-                 + [ArgMin] * (cue.less or cue.least or cue.younger)
+        either = cue.graded_more or cue.graded_most
+        picks = ([ArgMax] * (cue.more or cue.most or cue.older or either)
+                 + [ArgMin] * (cue.less or cue.least or cue.younger or either)
                  if kind == "quantity" else _time_picks(cue) if kind in (YEAR, DATE) else [])
         for pick in picks:
             picked = pick(input=both, key=key)

@@ -350,7 +350,9 @@ class Reasoner:
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
-            if fit.unsaid_loops(node, list(question.words), encode, question.lexicon):
+            if fit.unsaid_loops(node, list(question.words), encode, question.lexicon) or (
+                    question.cue.graded and not fit.graded_agrees(node, _graded(question.cue),
+                                                                  encode)):
                 scores.append(-math.inf)  # no program: it reads what the question never says
                 continue
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
@@ -488,6 +490,12 @@ class ByokgFrontEnd:
                              "candidates": [{"program": c.text, "near": round(c.near, 4),
                                              "lm": round(c.lm, 3),
                                              "score": round(c.score, 4)} for c in found]}))
+
+
+def _graded(cue: Cues) -> tuple[tuple[str, bool], ...]:
+    """The question's words of no known direction whose kind no known word overrides."""
+    return tuple((word, most) for word, most in cue.graded
+                 if (cue.graded_most if most else cue.graded_more))
 
 
 def joins_all(node: Node, linked: Linked) -> bool:
