@@ -387,27 +387,27 @@ def adjective_base(word: str) -> str | None:
 
 def graded(text: str) -> tuple[tuple[str, bool], ...]:
     """The comparative and superlative adjectives of `text` whose direction no table here
-    knows ("cheaper", "fastest"; not "larger", "oldest"), each with whether it is a
-    superlative: a word of the form (lemminflect's adjective lemma) whose base WordNet holds
-    as an adjective, and which WordNet does not hold as a noun itself ("number", "water").
+    knows ("cheaper", "fastest", "worst"; not "larger", "oldest"), each with whether it is a
+    superlative: a comparative or superlative form of an adjective (lemminflect) that WordNet
+    uses more as an adjective than as a noun ("number", "water": nouns).
 
-    >>> graded("Which is cheaper, the fastest car or the larger number?")
-    (('cheaper', False), ('fastest', True))
+    >>> graded("Which is cheaper, the fastest car, the worst or the larger number?")
+    (('cheaper', False), ('fastest', True), ('worst', True))
     """
-    from koplc.kopl.relatives import _wordnet
+    from lemminflect import getAllInflections, getLemma
 
-    wordnet = _wordnet()
-    if wordnet is None:
-        return ()
+    from koplc.kopl.relatives import mostly_adjective
+
     known = {w for words in (*COMPARATIVES.values(), *SUPERLATIVES.values()) for w in words}
     found = []
     for word in re.findall(r"[a-z]+", text.lower()):
         if word in known | BY_ATTRIBUTE | TIME_WORDS or word in dict(found):
             continue
-        base = adjective_base(word)
-        if (base and wordnet.synsets(base, pos="a")
-                and not any(word in s.lemma_names() for s in wordnet.synsets(word, pos="n"))):
-            found.append((word, word.endswith("est")))
+        bases = getLemma(word, upos="ADJ")
+        forms = getAllInflections(bases[0], upos="ADJ") if bases and bases[0] != word else {}
+        for tag, superlative in (("JJR", False), ("JJS", True)):
+            if word in forms.get(tag, ()) and mostly_adjective(word):
+                found.append((word, superlative))
     return tuple(found)
 
 
