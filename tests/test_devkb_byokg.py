@@ -122,6 +122,8 @@ CASES = [
     # "how many orders of mammals" counts orders: the noun after "how many", as the answer
     # type of a name question, not the other concept the question says
     ("mammals", "How many orders of mammals are represented?", "Count"),
+    # "how many hours" counts the unit of a key in hours: its value, not a count
+    ("mammals", "How many hours a day is a giraffe up and about?", "QueryAttr"),
     # "the most expensive car" asks for one car: not the eight tied on the most cylinders; and
     # the noun after the superlative is what "what's" asks for
     ("cars", "What's the most expensive car in the list?", "SelectAmong"),

@@ -329,19 +329,19 @@ def _time_picks(cue: Cues) -> list[type[Node]]:
 
 
 def measure_said(kb, key: str, question: str) -> bool:
-    """Whether a how-many question asks for `key`'s value: it says the key's usual unit ("how
-    many kelvin"), the key itself, in the singular or the plural ("how many seats"), or asks
+    """Whether a how-many question asks for `key`'s value: it counts the key's usual unit
+    ("how many kelvin", "how many hours"), it says the key itself, in the singular or the plural ("how many seats"), or asks
     how many of a unit of measure that the key's name holds ("how many years" of a birth year
     stored with no unit)."""
     unit, text = _key_facts(kb).get(key, ("", "", None))[1], question.lower()
-    if unit and unit != "1" and _said(text, unit):
-        return True
+    asked = _HOW_MANY_OF.search(text)
+    if unit and unit != "1" and asked and singular(asked.group(1)) == unit.lower():
+        return True  # "how many hours" of a key in hours
     phrase = words(key).lower()
     if kb.key_type.get(key) != "quantity":
         return False
     if any(_said(text, form) for form in {phrase, singular(phrase), plural(phrase)}):
         return True
-    asked = _HOW_MANY_OF.search(text)
     return asked is not None and sympy_unit(asked.group(1)) is not None \
         and singular(asked.group(1)) in phrase.split()
 
