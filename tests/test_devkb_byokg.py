@@ -227,6 +227,13 @@ def test_a_question_asking_who_is_not_answered_with_a_time_or_an_amount(frontend
     assert not _time_or_amount(compiled.final, kbs["flights"])
 
 
+def test_where_something_is_is_not_answered_with_an_amount(frontend, kbs):
+    # the KB holds no headquarters: without the rule the search answers its cars' mileage
+    question = "Where is Honda headquartered?"
+    assert _gold("cars", question)["answers"] == []
+    assert not frontend.compile(question, kbs["cars"]).answers
+
+
 def test_no_query_of_an_attribute_filtered_by_anywhere_below(kbs):
     from koplc.kopl.ir import FilterConcept, FilterNum, FindAll, QueryAttr
     from koplc.llm.byokg.space import fits

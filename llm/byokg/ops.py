@@ -95,6 +95,9 @@ class Cues:
     """Each of `numbers` as the question writes it ("9,500,000", "five", "second")."""
     one: bool = False
     """Whether a superlative picks one thing, its noun in the singular (`asks_for_one`)."""
+    where: bool = False
+    """Whether the question opens "where is" (are, was, were): it asks for a place, not for a
+    time, an amount or a count ("where did ENT place" may ask for a rank)."""
     graded: tuple[tuple[str, bool], ...] = ()
     """The comparatives and superlatives of no known direction ("cheaper", "fastest"), each
     with whether it is a superlative (`lexicon.graded`): both directions are tried, and the fit
@@ -186,7 +189,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(question),
-                graded=graded(unnamed))
+                graded=graded(unnamed), where=_WHERE.match(question) is not None)
 
 
 # A comparative said right before a number ("more than", "under"), which compares that number.
@@ -196,6 +199,7 @@ _RIGHT_BEFORE = {c: re.compile(rf"\b(?:{'|'.join(COMPARATIVES[c])})(?:\s+than)?\
 
 # A question that opens with who, whom or whose ("Who's", "To whom").
 _WHO = re.compile(r"\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
+_WHERE = re.compile(r"\s*where\s+(?:is|are|was|were)\b", re.IGNORECASE)
 
 
 def _said(text: str, phrase: str) -> bool:
@@ -235,10 +239,10 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
     """The candidates whose last op gives what the question's form asks: a yes/no question a
     Verify, a superlative a SelectAmong, SelectBetween or the names of an ArgMax or ArgMin, a
     comparative a SelectBetween or the names of the ArgMax or ArgMin of two, when there are
-    such candidates; a question asking who, no count and no time or amount of `kb`'s; and a
-    how-many question that says a quantity key of the KB and states no number, that key's
+    such candidates; a question asking who or where something is, no count and no time or
+    amount of `kb`'s; and a how-many question that says a quantity key of the KB and states no number, that key's
     value over a count."""
-    if cue.who and not cue.yes_no:
+    if (cue.who or cue.where) and not cue.yes_no:
         candidates = [c for c in candidates if not _time_or_amount(node_of(c), kb)] or candidates
     if cue.how_many and not cue.numbers and any(node_of(c).op == "QueryAttr"
                                                 for c in candidates):
