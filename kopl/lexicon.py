@@ -399,7 +399,7 @@ def graded(text: str) -> tuple[tuple[str, bool], ...]:
     from koplc.kopl.relatives import mostly_adjective
 
     known = {w for words in (*COMPARATIVES.values(), *SUPERLATIVES.values()) for w in words}
-    found = []
+    found: list[tuple[str, bool]] = []
     for word in re.findall(r"[a-z]+", text.lower()):
         if word in known | BY_ATTRIBUTE | TIME_WORDS or word in dict(found):
             continue
