@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,16 @@ _FIXTURES_BEFORE: dict[str, tuple[int, int]] = {}
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def alternating_halves(questions: list[dict]) -> Counter:
+    """Asserts a dev KB's questions alternate halves within each kind, tune first; returns how
+    many questions each kind has."""
+    seen: Counter = Counter()
+    for q in questions:
+        assert q["half"] == ("tune" if seen[q["kind"]] % 2 == 0 else "report"), q["question"]
+        seen[q["kind"]] += 1
+    return seen
 
 
 def gold_form(value) -> list:

@@ -5,11 +5,10 @@ over R's bakeoff tables."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 import pytest
 
-from conftest import FIXTURES, gold_form, read_jsonl
+from conftest import FIXTURES, alternating_halves, gold_form, read_jsonl
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.kopl_json import load_kopl_json
 from koplc.kopl.syntax.nested import parse
@@ -33,10 +32,7 @@ def test_the_question_file_is_well_formed():
         assert set(q) <= {"question", "answers", "kind", "half", "program"}
         assert q["question"].strip() and q["half"] in ("tune", "report")
         assert q["answers"] == sorted(set(q["answers"]))
-    seen: Counter = Counter()
-    for q in QUESTIONS:  # alternating within each kind, tune first
-        assert q["half"] == ("tune" if seen[q["kind"]] % 2 == 0 else "report"), q["question"]
-        seen[q["kind"]] += 1
+    seen = alternating_halves(QUESTIONS)
     assert all(n >= 4 for n in seen.values())
     absent = [q for q in QUESTIONS if q["kind"] == "absent"]
     assert len(absent) >= 5 and all(q["answers"] == [] and "program" not in q for q in absent)

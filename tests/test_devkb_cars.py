@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import FIXTURES, gold_form, read_jsonl
+from conftest import FIXTURES, alternating_halves, gold_form, read_jsonl
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.triples import load_rdf
 from koplc.kopl.syntax.nested import parse
@@ -43,10 +43,7 @@ def test_the_question_file_is_well_formed():
         assert q["kind"] in KINDS and q["question"].strip() and q["half"] in ("tune", "report")
         assert all(isinstance(a, str) for a in q["answers"])
         assert q["answers"] == sorted(set(q["answers"])) and len(q["answers"]) <= 15
-    seen: Counter = Counter()
-    for q in QUESTIONS:  # alternating within each kind, tune first
-        assert q["half"] == ("tune" if seen[q["kind"]] % 2 == 0 else "report"), q["question"]
-        seen[q["kind"]] += 1
+    seen = alternating_halves(QUESTIONS)
     assert set(seen) == KINDS and all(n >= 5 for n in seen.values())
     halves = Counter(q["half"] for q in QUESTIONS)
     assert abs(halves["tune"] - halves["report"]) <= len(KINDS)
