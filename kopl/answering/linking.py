@@ -267,10 +267,10 @@ def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str
 
 
 def meant_senses(linked: Linked) -> dict[str, tuple[str, ...]]:
-    """For a question that names no entity: the noun it asks for as a sense of the last word of the
-    first linked concept it does not say (`meant_concepts` puts the nearest first), since
-    linking took the noun to mean that concept ("which contestants": contestant as a sense of
-    baker). Empty otherwise."""
+    """For a question that names no entity: the noun it asks for as a sense of the last word
+    of the first linked concept it does not say (`meant_concepts` puts the nearest first),
+    since linking took the noun to mean that concept ("which contestants": contestant as a
+    sense of baker). Empty otherwise."""
     noun = asked_noun(linked.question)
     if linked.entities or noun is None or noun in WH_ANSWER_TYPES.values():
         return {}

@@ -88,16 +88,15 @@ class NameTable:
 
     def led_by(self, span: str) -> str | None:
         """The one KB name that starts with the span's words and is no name itself, if one."""
-        for key in spellings(span):
-            names = self.leading.get(key, [])
-            if len(set(names)) == 1 and key not in self.spelled:
-                return names[0]
-        return None
+        return self._only(self.leading, span)
 
     def ended_by(self, span: str) -> str | None:
         """The one KB name that ends with the span's words and is no name itself, if one."""
+        return self._only(self.trailing, span)
+
+    def _only(self, index: dict[str, list[str]], span: str) -> str | None:
         for key in spellings(span):
-            names = self.trailing.get(key, [])
+            names = index.get(key, [])
             if len(set(names)) == 1 and key not in self.spelled:
                 return names[0]
         return None

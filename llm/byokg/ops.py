@@ -240,8 +240,8 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
     Verify, a superlative a SelectAmong, SelectBetween or the names of an ArgMax or ArgMin, a
     comparative a SelectBetween or the names of the ArgMax or ArgMin of two, when there are
     such candidates; a question asking who or where something is, no count and no time or
-    amount of `kb`'s; and a how-many question that says a quantity key of the KB and states no number, that key's
-    value over a count."""
+    amount of `kb`'s; and a how-many question that says a quantity key of the KB and states no
+    number, that key's value over a count."""
     if (cue.who or cue.where) and not cue.yes_no:
         candidates = [c for c in candidates if not _time_or_amount(node_of(c), kb)] or candidates
     if cue.how_many and not cue.numbers and any(node_of(c).op == "QueryAttr"
