@@ -107,12 +107,7 @@ def asked_type(question: str) -> str | None:
             if rest and (rest[0] in ("most", "least") or (
                     rest[0].endswith("est") and adjective_base(rest[0]))):
                 return asked_noun(question)  # "the most expensive car": the noun picked
-            said = []
-            for word in rest[:2]:
-                if word in _STOP or word in AUXILIARIES:
-                    break
-                said.append(word)
-            return " ".join(said) or None
+            return _named(rest)
         if token in WH_ANSWER_TYPES:
             return WH_ANSWER_TYPES[token]
     owned = re.findall(r"['’]s\s+([a-z]+)", question.lower())
@@ -137,12 +132,17 @@ def counted_noun(question: str) -> str | None:
     rest = re.findall(r"[a-z]+", question[said.end():].replace("ENT", " ").lower())
     while rest and rest[0] in ARTICLES:
         rest = rest[1:]
-    nouns = []
+    return _named(rest)
+
+
+def _named(rest: list[str]) -> str | None:
+    """The first two of `rest`'s words, up to a stop word or an auxiliary: the thing named."""
+    said = []
     for word in rest[:2]:
         if word in _STOP or word in AUXILIARIES:
             break
-        nouns.append(word)
-    return " ".join(nouns) or None
+        said.append(word)
+    return " ".join(said) or None
 
 
 def answer_type(node: Node, noun) -> str | None:
