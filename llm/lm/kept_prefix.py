@@ -27,7 +27,8 @@ def state_path(llm, model_path: Path, tokens: Sequence[int]) -> Path:
     stat = model_path.stat()
     identity = json.dumps([str(model_path.resolve()), stat.st_size, stat.st_mtime_ns,
                            llama_cpp.__version__, llama_cpp.llama_print_system_info().decode(),
-                           llm.n_ctx(), list(tokens)])
+                           llm.n_ctx(), llm.context_params.flash_attn_type,
+                           list(tokens)])
     name = hashlib.sha256(identity.encode()).hexdigest()[:32]
     return cache_root() / "kv-states" / f"{name}.bin"
 
