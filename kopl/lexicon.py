@@ -179,13 +179,9 @@ def asked_noun(question: str) -> str | None:
     ...     "Which sports car is the cheapest?")]
     ['river', 'nuclide', 'person', None, None, 'contestant', 'car', 'sports car']
     """
-    found = _ASKED_NOUN.search(question)
-    picked = _PICKED_NOUN.search(question)
-    for word in (found and _head(found.group(1).lower(), (found.group(2) or "").lower()),
-                 picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING)
-                 and picked.group(2).lower()):
-        if word and word not in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
-            return singular(word)
+    found, picked = _asked_words(question)
+    if found or picked:
+        return singular(found or picked)
     opening = re.match(r"\W*([a-z]+)\b", question.lower())
     if opening and opening.group(1) in WH_ANSWER_TYPES and opening.group(1) != "whose":
         return WH_ANSWER_TYPES[opening.group(1)]
@@ -199,16 +195,28 @@ def asks_for_one(question: str) -> bool:
     species is largest").
 
     >>> [asks_for_one(q) for q in ("What's the most expensive car?",
-    ...     "Which cars are the cheapest?", "Which species is largest?")]
-    [True, False, False]
+    ...     "Which cars are the cheapest?", "Which species is largest?", "Which is the cheapest?")]
+    [True, False, False, False]
     """
-    picked = _PICKED_NOUN.search(question)
-    if picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING):
-        noun = picked.group(2).lower()
-    else:
-        found = _ASKED_NOUN.search(question)
-        noun = found and _head(found.group(1).lower(), (found.group(2) or "").lower())
+    found, picked = _asked_words(question)
+    noun = picked or found
     return bool(noun) and singular(noun) == noun and plural(noun) != noun
+
+
+def _asked_words(question: str) -> tuple[str | None, str | None]:
+    """The noun after a wh-word ("which imported cars": "cars", by `_head`) and the noun a
+    superlative picks ("what is the heaviest animal": "animal"), each None where the question
+    has none or it is a function word ("which is the cheapest")."""
+    found = _ASKED_NOUN.search(question)
+    picked = _PICKED_NOUN.search(question)
+    after = found and _head(found.group(1).lower(), (found.group(2) or "").lower())
+    chosen = picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING)
+    stop = AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE
+
+    def noun(word) -> str | None:
+        return word if word and word not in stop else None
+
+    return noun(after), noun(chosen and picked.group(2).lower())
 
 
 def _head(word: str, following: str) -> str:
