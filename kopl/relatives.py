@@ -189,3 +189,32 @@ def compound_noun(first: str, second: str) -> bool:
     """Whether WordNet knows the two words as one noun ("sports car")."""
     wordnet = _wordnet()
     return wordnet is not None and bool(wordnet.synsets(f"{first}_{second}", pos="n"))
+
+
+@lru_cache(maxsize=4096)
+def whose(word: str) -> tuple[str, ...]:
+    """The names WordNet gives the place or group that a proper adjective or a people's name
+    belongs to, spaced ("German": Germany, Federal Republic of Germany, ...; "Americans": United
+    States, USA, ...): of its first sense as an adjective, the nouns it pertains to; of its
+    first sense as a noun, the groups it is a member of. Only where WordNet writes the word
+    capitalised (a proper word, not "electric" of electricity); () without WordNet.
+
+    >>> "USA" in whose("Americans"), whose("German")[0], whose("electric")
+    (True, 'Germany', ())
+    """
+    from koplc.kopl.lexicon import singular
+
+    wordnet = _wordnet()
+    if wordnet is None:
+        return ()
+    names: list[str] = []
+    for pos, lemma in (("a", word), ("n", singular(word.lower()))):
+        for sense in wordnet.synsets(lemma, pos=pos)[:1]:
+            proper = [x for x in sense.lemmas()
+                      if x.name().lower() == lemma.lower() and x.name()[:1].isupper()]
+            if not proper:
+                continue
+            names += [n for x in proper for kin in x.pertainyms()
+                      for n in kin.synset().lemma_names()]
+            names += [n for group in sense.member_holonyms() for n in group.lemma_names()]
+    return tuple(dict.fromkeys(n.replace("_", " ") for n in names))

@@ -208,6 +208,18 @@ def test_a_kind_written_in_the_plural_and_in_lower_case_links_its_entity(kbs, kb
     assert entity in link_question(question, kbs[kb]).entities
 
 
+def test_a_proper_adjective_links_the_place_it_is_of(kbs):
+    from koplc.kopl.answering.linking import link_question
+
+    # WordNet: "American" is of the United States, one of whose names the KB uses ("USA");
+    # the KB names no Germany, and "american" in lower case is left alone
+    _gold("cars", "Is the Volvo 240 an American or a foreign car?")
+    assert link_question("Is the Volvo 240 an American or a foreign car?",
+                         kbs["cars"]).entities == ("Volvo_240", "USA")
+    assert link_question("Which German cars are there?", kbs["cars"]).entities == ()
+    assert "USA" not in link_question("which american cars are there", kbs["cars"]).entities
+
+
 def test_a_plural_that_is_a_word_of_the_schema_links_no_entity(kbs):
     from koplc.kopl.answering.linking import link_question
 

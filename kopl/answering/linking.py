@@ -20,12 +20,19 @@ from koplc.kopl.answering.unheld import Unheld, unheld
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.frontend import Compiled
-from koplc.kopl.grounding.mentions import Linked, link, said_words, says, schema_words
+from koplc.kopl.grounding.mentions import (
+    Linked,
+    link,
+    name_table,
+    said_words,
+    says,
+    schema_words,
+)
 from koplc.kopl.ir import FilterConcept, FindAll
 from koplc.kopl.lexicon import NOT_NAMES, WH_ANSWER_TYPES, WH_KINDS, asked_noun, plural, singular
 from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import numbered
-from koplc.kopl.relatives import kind_share
+from koplc.kopl.relatives import kind_share, whose
 
 NOTHING_LINKS = "nothing found: the question names no entity or concept of the KB"
 
@@ -48,7 +55,7 @@ def link_question(question: str, kb) -> Linked:
     mention linker found neither; nothing when it names someone or something by a proper name
     that no entity has (`unknown_name`). A dataset's words that name nothing count only on that
     dataset's KB (`metaqa.lexicon_for`)."""
-    linked = derived_names(link(question, kb, lexicon_for(kb)), kb)
+    linked = place_names(derived_names(link(question, kb, lexicon_for(kb)), kb), kb)
     if not linked.entities and (unknown_name(linked.question)
                                 or unknown_numbered(linked.question, kb)):
         return replace(linked, concepts=())
@@ -96,10 +103,32 @@ def derived_names(linked: Linked, kb) -> Linked:
     name_vectors = embedder.encode_queries([n for _, _, n in found])
     kept = [f for f, w, n in zip(found, word_vectors, name_vectors, strict=True)
             if float(w @ n) >= DERIVED]
-    if not kept:
+    return _with_entities(linked, [((s, e), n) for s, e, n in kept])
+
+
+def place_names(linked: Linked, kb) -> Linked:
+    """`linked` with the entity that a proper adjective or a people's name of the question
+    stands for ("American cars": USA, "the Germans": Germany), by WordNet (`relatives.whose`):
+    a capitalised word outside the names linked and not a word of the schema, whose place or
+    group the KB names by exactly one entity. Written in lower case, the word is left alone: a
+    KB of films has one called "America"."""
+    taken = [range(s, e) for s, e in linked.spans]
+    schema, table = schema_words(kb), name_table(kb)
+    found = []
+    for m in re.finditer(r"\b[A-Z][a-z]{2,}\b", linked.question):
+        if any(m.start() in r for r in taken) or singular(m.group().lower()) in schema:
+            continue
+        named = {n for place in whose(m.group()) for n in table.names(place) or ()}
+        if len(named) == 1 and (name := named.pop()) not in linked.entities:
+            found.append(((m.start(), m.end()), name))
+    return _with_entities(linked, found)
+
+
+def _with_entities(linked: Linked, found: list[tuple[tuple[int, int], str]]) -> Linked:
+    """`linked` with more entities, each (span, name), all in the order the question says them."""
+    if not found:
         return linked
-    spans = sorted([*zip(linked.spans, linked.entities, strict=True),
-                    *(((s, e), n) for s, e, n in kept)])
+    spans = sorted([*zip(linked.spans, linked.entities, strict=True), *found])
     return replace(linked, entities=tuple(dict.fromkeys(n for _, n in spans)),
                    spans=tuple(span for span, _ in spans))
 
