@@ -402,21 +402,37 @@ def graded(text: str) -> tuple[tuple[str, bool], ...]:
     >>> graded("Which is cheaper, the fastest car, the worst or the larger number?")
     (('cheaper', False), ('fastest', True), ('worst', True))
     """
-    from lemminflect import getAllInflections, getLemma
-
-    from koplc.kopl.relatives import mostly_adjective
-
     known = {w for words in (*COMPARATIVES.values(), *SUPERLATIVES.values()) for w in words}
     found: list[tuple[str, bool]] = []
     for word in re.findall(r"[a-z]+", text.lower()):
         if word in known | BY_ATTRIBUTE | TIME_WORDS or word in dict(found):
             continue
-        bases = getLemma(word, upos="ADJ")
-        forms = getAllInflections(bases[0], upos="ADJ") if bases and bases[0] != word else {}
-        for tag, superlative in (("JJR", False), ("JJS", True)):
-            if word in forms.get(tag, ()) and mostly_adjective(word):
-                found.append((word, superlative))
+        tag = degree(word)
+        if tag is not None:
+            found.append((word, tag == "JJS"))
     return tuple(found)
+
+
+def degree(word: str) -> str | None:
+    """"JJR" when `word` is the comparative form of an adjective, "JJS" when the superlative
+    (lemminflect), of a word that WordNet uses more as an adjective than as a noun; else None.
+
+    >>> [degree(w) for w in ("smaller", "cheapest", "worse", "small", "number", "sports")]
+    ['JJR', 'JJS', 'JJR', None, None, None]
+    """
+    from lemminflect import getAllInflections, getLemma
+
+    from koplc.kopl.relatives import mostly_adjective
+
+    word = word.lower()
+    bases = getLemma(word, upos="ADJ")
+    if not bases or bases[0] == word:
+        return None
+    forms = getAllInflections(bases[0], upos="ADJ")
+    for tag in ("JJR", "JJS"):
+        if word in forms.get(tag, ()) and mostly_adjective(word):
+            return tag
+    return None
 
 
 def singular(noun: str) -> str:

@@ -220,6 +220,37 @@ def test_a_proper_adjective_links_the_place_it_is_of(kbs):
     assert "USA" not in link_question("which american cars are there", kbs["cars"]).entities
 
 
+@pytest.mark.parametrize(("question", "values"), [
+    # "no airbags" reads as the airbag value None read with its relation ("standard airbags
+    # None"), nearer than any other value and than any concept
+    ("How many cars come with no airbags at all?", ("None",)),
+    # a word of the schema alone names its relation, not a value of it
+    ("Which cars have airbags?", ()),
+    # "how big" asks how much; "smaller" compares: neither names a size class
+    ("How big is the engine in the Buick Roadmaster?", ("Buick_Roadmaster",)),
+    ("Which has the smaller engine, the BMW 535i or the Lexus ES300?",
+     ("BMW_535i", "Lexus_ES300")),
+])
+def test_a_value_named_in_other_words_links_it(kbs, question, values):
+    from koplc.kopl.answering.linking import link_question
+
+    assert link_question(question, kbs["cars"]).entities == values
+
+
+def test_a_yes_no_question_about_a_fact_the_kb_lacks_is_not_answered_no(kbs):
+    from koplc.kopl.ir import Find, Relate
+    from koplc.llm.byokg.ops import cues, meetings
+
+    # the KB gives the owl monkey no conservation status: whether it is near threatened is
+    # not something the KB can say no to; of the cow, which has one, it can
+    kb = kbs["mammals"]
+    threatened = Relate(input=Find(name="near threatened"),
+                        relation="IUCN conservation status", direction="backward")
+    asked = cues("Is the owl monkey near threatened?")
+    assert list(meetings(threatened, kb, ("Owl monkey",), asked)) == []
+    assert len(list(meetings(threatened, kb, ("Cow",), asked))) == 1
+
+
 def test_a_plural_that_is_a_word_of_the_schema_links_no_entity(kbs):
     from koplc.kopl.answering.linking import link_question
 

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
 
+from koplc.kopl.answering.meant_values import meant_values
 from koplc.kopl.answering.unheld import Unheld, unheld
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
@@ -61,6 +62,7 @@ def link_question(question: str, kb) -> Linked:
         return replace(linked, concepts=())
     if name_past(linked) is not None:
         return replace(linked, entities=(), concepts=(), spans=())
+    linked = _with_entities(linked, meant_values(linked, kb))
     if not linked.entities and not linked.concepts:
         linked = replace(linked, concepts=tuple(
             n.concept for n in concept_starts(kb, linked.question)))

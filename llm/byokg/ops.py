@@ -439,16 +439,26 @@ def meetings(node: Node, kb, names: tuple[str, ...], cue: Cues) -> Iterator[Node
     """On a yes/no question, whether the entity set `node` holds another entity the question
     names ("is Han Solo from Tatooine": do Han Solo's homeworlds hold Tatooine). Not where the
     relation just followed never reaches an entity of the other's concepts in the KB (a
-    plane's model is never a manufacturer, so "is N14228 a Boeing" does not ask that)."""
+    plane's model is never a manufacturer, so "is N14228 a Boeing" does not ask that), nor
+    where the other has no fact of that relation at all: the KB cannot tell ("is the owl monkey
+    near threatened", of a mammal with no conservation status, is not "no")."""
     if not cue.yes_no or node.op == "Find":
         return
     used = set(find_names(node))
-    reached = _reached_concepts(kb, node.relation, str(node.direction)) \
-        if node.op == "Relate" else frozenset()
+    related = node.op == "Relate"
+    reached = _reached_concepts(kb, node.relation, str(node.direction)) if related else frozenset()
     for name in names:
         kinds = _concepts_named(kb, name)
-        if name not in used and (not reached or not kinds or reached & kinds):
+        if (name not in used and (not reached or not kinds or reached & kinds)
+                and (not related or _has_facts(kb, name, node.relation, str(node.direction)))):
             yield Exists(input=And(left=node, right=Find(name=name)))
+
+
+def _has_facts(kb, name: str, relation: str, direction: str) -> bool:
+    """Whether an entity called `name` is among those that `relation` followed in `direction`
+    could reach: it has a fact of the relation on the side those have."""
+    table = (kb.in_objects if direction == "forward" else kb.out_objects).get(relation, {})
+    return any(table.get(n) for n in kb.name_to_nodes.get(name, ()))
 
 
 @lru_cache(maxsize=1024)

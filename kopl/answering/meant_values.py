@@ -1,0 +1,129 @@
+"""Values a question names in other words: "no airbags" for the airbag value `None`,
+"four-wheel drive" for `4WD`, "Chevys" for `Chevrolet`. A value is an entity that facts of one
+relation point at from two or more subjects, the relation pointing at few such entities (a
+class, a status, a maker); it is read with its relation ("standard airbags None"), so that a
+name that says little alone ("None") is read as what it is a value of.
+
+A span of one or two words of the question, outside the names linked, names a value when its
+MiniLM cosine with the value read with its relation is high (alone, "Action" reads as near as
+"acted"), the value adds to what
+the relation alone says, no other value reads as near, and no concept of the KB reads as near
+("channel" is the concept, not "Channel 4"). The four numbers were set on the six development
+KBs' tune halves (tests/fixtures/devkbs), from the spans each would link against the entities
+of the questions' gold programs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from functools import lru_cache
+
+import numpy as np
+
+from koplc.kopl.grounding.mentions import Linked, schema_words
+from koplc.kopl.lexicon import (
+    AUXILIARIES,
+    CONTENT_STOP_WORDS,
+    HAVE,
+    NOT_NAMES,
+    PREPOSITIONS,
+    degree,
+    singular,
+)
+from koplc.kopl.naming import name_head, name_phrase
+
+# The most values one relation may point at for them to be read as values (a size).
+MOST_VALUES = 50
+LEAST_COSINE = 0.65  # the span and the value read with its relation
+LEAST_GAIN = 0.05  # the value read with its relation, over the relation alone
+LEAST_MARGIN = 0.06  # over the next other value
+LEAST_OVER_CONCEPT = 0.05  # over the nearest concept name
+
+
+def meant_values(linked: Linked, kb) -> list[tuple[tuple[int, int], str]]:
+    """The values (`MOST_VALUES`) that spans of the question outside `linked`'s spans name in
+    other words, each as (span, name), at most one a span, none already linked."""
+    values = _values(kb)
+    if values is None:
+        return []
+    spans = _spans(linked, schema_words(kb))
+    if not spans:
+        return []
+    from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
+
+    names, read, relation, concepts = values
+    said = embedder.encode_queries([linked.question[s:e] for s, e in spans])
+    near = said @ read.T
+    gain = near - said @ relation.T
+    concept = (said @ concepts.T).max(axis=1) if len(concepts) else np.full(len(spans), -1.0)
+    found: list[tuple[tuple[int, int], str]] = []
+    for i, span in enumerate(spans):
+        best = int(np.argmax(near[i]))
+        others = [near[i, j] for j in range(len(names)) if names[j] != names[best]]
+        if (near[i, best] >= LEAST_COSINE and gain[i, best] >= LEAST_GAIN
+                and near[i, best] - max(others, default=-1.0) >= LEAST_MARGIN
+                and near[i, best] - concept[i] >= LEAST_OVER_CONCEPT
+                and names[best] not in linked.entities):
+            found.append((span, names[best]))
+    return _outermost(found)
+
+
+def _spans(linked: Linked, schema: frozenset[str]) -> list[tuple[int, int]]:
+    """The question's spans of one or two words outside the linked names, with a word that is
+    no function word and no word of the `schema` ("genres" names the relation, not one genre;
+    "no airbags" a value), and no word that grades ("smaller", "cheapest") or asks how much
+    ("how big")."""
+    words = [(m.start(), m.end()) for m in re.finditer(r"[\w'’-]+", linked.question)]
+    said = [linked.question[s:e].lower() for s, e in words]
+    graded = {i for i, w in enumerate(said)
+              if degree(w) is not None or (i and said[i - 1] == "how")}
+    stop = CONTENT_STOP_WORDS | NOT_NAMES | AUXILIARIES | HAVE | PREPOSITIONS
+    spans = []
+    for size in (1, 2):
+        for i in range(len(words) - size + 1):
+            start, end = words[i][0], words[i + size - 1][1]
+            if (any(s < end and start < e for s, e in linked.spans)
+                    or graded & set(range(i, i + size))):
+                continue
+            if any(w not in stop and singular(w) not in schema for w in said[i:i + size]):
+                spans.append((start, end))
+    return spans
+
+
+def _outermost(found: list[tuple[tuple[int, int], str]]) -> list[tuple[tuple[int, int], str]]:
+    """One span a value: the first found of each (the one-word spans come first)."""
+    kept: dict[str, tuple[int, int]] = {}
+    for span, name in found:
+        kept.setdefault(name, span)
+    return sorted((span, name) for name, span in kept.items())
+
+
+@lru_cache(maxsize=4)
+def _values(kb):
+    """The KB's values' names, and MiniLM vectors of: each value read with its relation, the
+    relation alone; and of the KB's concept names. None for a KB without its
+    facts at hand (one behind an endpoint) or without values."""
+    facts = getattr(kb, "relations", None)
+    if facts is None:
+        return None
+    subjects: dict[tuple[int, str], set[int]] = defaultdict(set)
+    for node in range(kb.n_concepts, len(kb.names)):
+        for _, relation, direction, other, _ in facts[node]:
+            if direction == "forward":
+                subjects[(other, relation)].add(node)
+    pointed: dict[str, set[int]] = defaultdict(set)
+    for other, relation in subjects:
+        pointed[relation].add(other)
+    pairs = sorted((kb.names[o], r) for (o, r), s in subjects.items()
+                   if len(s) >= 2 and len(pointed[r]) <= MOST_VALUES and kb.names[o])
+    if not pairs:
+        return None
+    from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
+
+    said = [(name_phrase(r) or r).lower() for _, r in pairs]
+    concepts = [" ".join(name_head(c)).lower() for c in kb.concept_names()]
+    return ([n for n, _ in pairs],
+            embedder.encode_queries([f"{r} {n}" for r, (n, _) in zip(said, pairs, strict=True)]),
+            embedder.encode_queries(said),
+            embedder.encode_queries(concepts) if concepts else np.zeros((0, 1)))
