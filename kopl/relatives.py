@@ -218,3 +218,20 @@ def whose(word: str) -> tuple[str, ...]:
                       for n in kin.synset().lemma_names()]
             names += [n for group in sense.member_holonyms() for n in group.lemma_names()]
     return tuple(dict.fromkeys(n.replace("_", " ") for n in names))
+
+
+@lru_cache(maxsize=4096)
+def measures(adjective: str) -> tuple[str, ...]:
+    """The nouns WordNet names as what an adjective's first sense is a degree of ("heavy",
+    "light": weight; "tall": stature, height; "old": age); () for a word that is no adjective,
+    or without WordNet.
+
+    >>> measures("light"), measures("tall"), measures("body")
+    (('weight',), ('stature', 'height'), ())
+    """
+    wordnet = _wordnet()
+    if wordnet is None:
+        return ()
+    senses = wordnet.synsets(adjective, pos="a")
+    return tuple(x.replace("_", " ") for a in senses[0].attributes()
+                 for x in a.lemma_names()) if senses else ()

@@ -424,3 +424,23 @@ def test_a_relation_between_several_concepts_names_the_set_from_where_it_starts(
     assert reasoner.noun(genera) == "genera"
     mammals = Relate(input=genera, relation="parent taxon", direction="backward")
     assert reasoner.noun(mammals) == "mammals"
+
+
+def test_a_superlative_reads_as_what_it_is_a_degree_of(kbs):
+    """WordNet: "light" is a degree of weight, which reads closer to body mass than to the
+    time a mammal is awake (without it, the awake time fit best)."""
+    from koplc.kopl.answering.linking import link_question
+    from koplc.kopl.syntax.nested import parse
+    from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
+
+    question = "What is the lightest rodent?"
+    assert _gold("mammals", question)
+    kb = kbs["mammals"]
+    reasoner = Reasoner(kb, None, [], ByokgOptions())
+    asked = reasoner.asked(link_question(question, kb))
+    rodents = ('Relate(Relate(Find("Rodentia"), "parent taxon", "backward"), "parent taxon", '
+               '"backward")')
+    mass, awake = (parse(f'SelectAmong({rodents}, "{key}", "smallest")').program
+                   for key in ("body mass", "awake time per day"))
+    fits = reasoner.nearness([mass, awake], asked)
+    assert fits[0] > fits[1]

@@ -40,7 +40,7 @@ from koplc.kopl.lexicon import (
     singular,
 )
 from koplc.kopl.quantities_in_text import quantities_in
-from koplc.kopl.relatives import kind_share
+from koplc.kopl.relatives import kind_share, measures
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
 
@@ -193,15 +193,23 @@ def senses(word: str, extra: ExtraWords = NO_EXTRA) -> list[str]:
 def similarity(question: list[str], reading: list[str], vectors, extra: ExtraWords = NO_EXTRA):
     """The cosines of each question content word with each reading content word (`vectors`
     gives unit rows), a reading word taken at its nearest sense (`senses`, with `extra`'s near
-    synonyms) and a question's comparative or superlative at the nearer of it and its base
-    ("youngest", young: a relative of age); None when either side has none."""
+    synonyms) and a question word at the nearest of what it may be read as (`_said_as`); None
+    when either side has none."""
     if not question or not reading:
         return None
     forms = [senses(w, extra) for w in reading]
-    said = [[w, base] if (base := adjective_base(w)) else [w] for w in question]
+    said = [_said_as(w) for w in question]
     cosines = (vectors([f for group in said for f in group])
                @ vectors([f for group in forms for f in group]).T)
     return _nearest(_nearest(cosines, said, 0), forms, 1)
+
+
+def _said_as(word: str) -> list[str]:
+    """A question word and what it may be read as: of a comparative or superlative, its base
+    ("youngest": young) and what that is a degree of (`relatives.measures`: "lightest":
+    weight)."""
+    base = adjective_base(word)
+    return list(dict.fromkeys([word, base, *measures(base)])) if base else [word]
 
 
 def _nearest(cosines, groups: list[list[str]], axis: int):
