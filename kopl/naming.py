@@ -69,6 +69,8 @@ def name_head(name: str) -> tuple[str, ...]:
 
     >>> name_head("people.person.place_of_birth"), name_head("birthPlace")
     (('place', 'of', 'birth'), ('birth', 'place'))
+    >>> name_head("__people__person__spouse_s")
+    ('spouses',)
     """
     return _segment_words(name_segments(name)[-1])
 
@@ -83,10 +85,14 @@ def name_phrase(name: str) -> str:
 
 
 def _segment_words(segment: str) -> tuple[str, ...]:
+    """A segment's words; a lone "s" after a word is that word's plural ending written apart,
+    as Freebase writes "spouse(s)": ``spouse_s`` is "spouses"."""
     words: list[str] = []
     for chunk in _NOT_ALPHANUMERIC.split(segment):
         if _ID.fullmatch(chunk):
             words.append(chunk)
+        elif chunk.lower() == "s" and words:
+            words[-1] += "s"
         elif chunk:
             words.extend(w.lower() for w in _camel_parts(chunk))
     return tuple(words)

@@ -28,7 +28,7 @@ from koplc.kopl.user_cache import cache_root, writable
 
 log = logging.getLogger(__name__)
 
-_VERSION = "2"  # of what a relative is: a change makes a KB's cached relatives stale
+_VERSION = "3"  # of what a relative is: a change makes a KB's cached relatives stale
 
 
 def schema_names(kb) -> list[str]:
