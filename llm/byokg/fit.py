@@ -90,11 +90,13 @@ def asked_type(question: str) -> str | None:
     >>> [asked_type(q) for q in ("what genres are the books by ENT", "who wrote ENT",
     ...                          "what was the publication year of ENT", "how many books",
     ...                          "ENT's genus's order?", "what's the most expensive car",
-    ...                          "What's the gas mileage of ENT?")]
-    ['genres', 'person', 'publication year', 'number', 'order', 'car', 'gas mileage']
+    ...                          "What's the gas mileage of ENT?", "which ENT were born on ENT")]
+    ['genres', 'person', 'publication year', 'number', 'order', 'car', 'gas mileage', None]
     """
     if asks_how_many(question):
         return "number"
+    if re.search(r"\b(?:which|what)\s+ENT\b", question, re.IGNORECASE):
+        return None  # "which ENT were born on ENT" ("which humans"): the kind is an entity
     said_is = re.sub(r"\b(\w+)['’]s\s+(?=the\b|an?\b)", r"\1 is ", question)  # "what's the"
     tokens = re.findall(r"[a-z]+", said_is.replace("ENT", " ").lower())
     for i, token in enumerate(tokens):
