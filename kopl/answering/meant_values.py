@@ -1,16 +1,15 @@
-"""Values a question names in other words: "no airbags" for the airbag value `None`,
-"four-wheel drive" for `4WD`, "Chevys" for `Chevrolet`. A value is an entity that facts of one
-relation point at from two or more subjects, the relation pointing at few such entities (a
-class, a status, a maker); it is read with its relation ("standard airbags None"), so that a
-name that says little alone ("None") is read as what it is a value of.
+"""Values a question names in other words: "no airbags" for the airbag value `None`, "sports
+car" for the size class `Sporty`. A value is an entity that facts of one relation point at from
+two or more subjects, the relation pointing at few such entities (a class, a status, a maker);
+it is read with its relation ("standard airbags None"), so that a name that says little alone
+("None") is read as what it is a value of.
 
 A span of one or two words of the question, outside the names linked, names a value when its
-MiniLM cosine with the value read with its relation is high (alone, "Action" reads as near as
-"acted"), the value adds to what
-the relation alone says, no other value reads as near, and no concept of the KB reads as near
-("channel" is the concept, not "Channel 4"). The four numbers were set on the six development
-KBs' tune halves (tests/fixtures/devkbs), from the spans each would link against the entities
-of the questions' gold programs.
+MiniLM cosine with the value read with its relation is high (read alone, the genre "Action" is
+as near as "acted"), the value adds to what the relation alone says, no other value reads as
+near, and no concept of the KB reads as near ("channel" is the concept, not "Channel 4"). The
+four numbers were set on the six development KBs' tune halves (tests/fixtures/devkbs), from
+the spans each would link against the entities of the questions' gold programs.
 """
 
 from __future__ import annotations
@@ -66,7 +65,7 @@ def meant_values(linked: Linked, kb) -> list[tuple[tuple[int, int], str]]:
                 and near[i, best] - concept[i] >= LEAST_OVER_CONCEPT
                 and names[best] not in linked.entities):
             found.append((span, names[best]))
-    return _outermost(found)
+    return _one_span_each(found)
 
 
 def _spans(linked: Linked, schema: frozenset[str]) -> list[tuple[int, int]]:
@@ -91,8 +90,9 @@ def _spans(linked: Linked, schema: frozenset[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def _outermost(found: list[tuple[tuple[int, int], str]]) -> list[tuple[tuple[int, int], str]]:
-    """One span a value: the first found of each (the one-word spans come first)."""
+def _one_span_each(found: list[tuple[tuple[int, int], str]]
+                   ) -> list[tuple[tuple[int, int], str]]:
+    """One span a value, the first found (one-word spans come first), in the question's order."""
     kept: dict[str, tuple[int, int]] = {}
     for span, name in found:
         kept.setdefault(name, span)
@@ -102,10 +102,11 @@ def _outermost(found: list[tuple[tuple[int, int], str]]) -> list[tuple[tuple[int
 @lru_cache(maxsize=4)
 def _values(kb):
     """The KB's values' names, and MiniLM vectors of: each value read with its relation, the
-    relation alone; and of the KB's concept names. None for a KB without its
-    facts at hand (one behind an endpoint) or without values."""
+    relation alone; and of the KB's concept names. None for a KB without values, or whose facts
+    are not at hand: a fragment of one behind an endpoint (whose values a fragment would count
+    otherwise than the whole KB does, and read again at every question)."""
     facts = getattr(kb, "relations", None)
-    if facts is None:
+    if facts is None or getattr(kb, "whole", None) is not None:
         return None
     subjects: dict[tuple[int, str], set[int]] = defaultdict(set)
     for node in range(kb.n_concepts, len(kb.names)):
