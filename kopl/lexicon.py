@@ -179,9 +179,9 @@ def asked_noun(question: str) -> str | None:
     ...     "Which sports car is the cheapest?")]
     ['river', 'nuclide', 'person', None, None, 'contestant', 'car', 'sports car']
     """
-    found, picked = _asked_words(question)
-    if found or picked:
-        return singular(found or picked)
+    word = _asked_word(question, picked_first=False)
+    if word:
+        return singular(word)
     opening = re.match(r"\W*([a-z]+)\b", question.lower())
     if opening and opening.group(1) in WH_ANSWER_TYPES and opening.group(1) != "whose":
         return WH_ANSWER_TYPES[opening.group(1)]
@@ -198,25 +198,22 @@ def asks_for_one(question: str) -> bool:
     ...     "Which cars are the cheapest?", "Which species is largest?", "Which is the cheapest?")]
     [True, False, False, False]
     """
-    found, picked = _asked_words(question)
-    noun = picked or found
-    return bool(noun) and singular(noun) == noun and plural(noun) != noun
+    noun = _asked_word(question, picked_first=True)
+    return noun is not None and singular(noun) == noun and plural(noun) != noun
 
 
-def _asked_words(question: str) -> tuple[str | None, str | None]:
-    """The noun after a wh-word ("which imported cars": "cars", by `_head`) and the noun a
-    superlative picks ("what is the heaviest animal": "animal"), each None where the question
-    has none or it is a function word ("which is the cheapest")."""
+def _asked_word(question: str, picked_first: bool) -> str | None:
+    """The noun after a wh-word ("which imported cars": "cars", by `_head`) or the noun a
+    superlative picks ("what is the heaviest animal": "animal"), the one or the other first;
+    neither where it is a function word ("which is the cheapest"); None without either."""
     found = _ASKED_NOUN.search(question)
     picked = _PICKED_NOUN.search(question)
-    after = found and _head(found.group(1).lower(), (found.group(2) or "").lower())
-    chosen = picked and (picked.group(1) is None or picked.group(1).lower() in _PICKING)
+    after = _head(found.group(1).lower(), (found.group(2) or "").lower()) if found else None
+    chosen = (picked.group(2).lower() if picked and (
+        picked.group(1) is None or picked.group(1).lower() in _PICKING) else None)
     stop = AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE
-
-    def noun(word) -> str | None:
-        return word if word and word not in stop else None
-
-    return noun(after), noun(chosen and picked.group(2).lower())
+    words = (chosen, after) if picked_first else (after, chosen)
+    return next((w for w in words if w and w not in stop), None)
 
 
 def _head(word: str, following: str) -> str:
