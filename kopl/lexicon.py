@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from koplc.kopl.types import AmongOp, Comparator
 
@@ -410,6 +411,7 @@ def graded(text: str) -> tuple[tuple[str, bool], ...]:
     return tuple(found)
 
 
+@lru_cache(maxsize=4096)
 def degree(word: str) -> str | None:
     """"JJR" when `word` is the comparative form of an adjective, "JJS" when the superlative
     (lemminflect), of a word that WordNet uses more as an adjective than as a noun; else None.

@@ -15,7 +15,6 @@ the spans each would link against the entities of the questions' gold programs.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from functools import lru_cache
 
 import numpy as np
@@ -59,9 +58,9 @@ def meant_values(linked: Linked, kb) -> list[tuple[tuple[int, int], str]]:
     found: list[tuple[tuple[int, int], str]] = []
     for i, span in enumerate(spans):
         best = int(np.argmax(near[i]))
-        others = [near[i, j] for j in range(len(names)) if names[j] != names[best]]
+        others = near[i][names != names[best]]
         if (near[i, best] >= LEAST_COSINE and gain[i, best] >= LEAST_GAIN
-                and near[i, best] - max(others, default=-1.0) >= LEAST_MARGIN
+                and near[i, best] - others.max(initial=-1.0) >= LEAST_MARGIN
                 and near[i, best] - concept[i] >= LEAST_OVER_CONCEPT
                 and names[best] not in linked.entities):
             found.append((span, names[best]))
@@ -105,26 +104,24 @@ def _values(kb):
     relation alone; and of the KB's concept names. None for a KB without values, or whose facts
     are not at hand: a fragment of one behind an endpoint (whose values a fragment would count
     otherwise than the whole KB does, and read again at every question)."""
-    facts = getattr(kb, "relations", None)
-    if facts is None or getattr(kb, "whole", None) is not None:
+    pointing = getattr(kb, "in_objects", None)  # relation -> object -> its subjects
+    if pointing is None or getattr(kb, "whole", None) is not None:
         return None
-    subjects: dict[tuple[int, str], set[int]] = defaultdict(set)
-    for node in range(kb.n_concepts, len(kb.names)):
-        for _, relation, direction, other, _ in facts[node]:
-            if direction == "forward":
-                subjects[(other, relation)].add(node)
-    pointed: dict[str, set[int]] = defaultdict(set)
-    for other, relation in subjects:
-        pointed[relation].add(other)
-    pairs = sorted((kb.names[o], r) for (o, r), s in subjects.items()
-                   if len(s) >= 2 and len(pointed[r]) <= MOST_VALUES and kb.names[o])
+    pairs = []
+    for relation, subjects_of in pointing.items():
+        reached = {o: s for o, subjects in subjects_of.items()
+                   if (s := {n for n in subjects if n >= kb.n_concepts})}
+        if len(reached) <= MOST_VALUES:
+            pairs += [(kb.names[o], relation) for o, s in reached.items()
+                      if len(s) >= 2 and kb.names[o]]
+    pairs.sort()
     if not pairs:
         return None
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
     said = [(name_phrase(r) or r).lower() for _, r in pairs]
     concepts = [" ".join(name_head(c)).lower() for c in kb.concept_names()]
-    return ([n for n, _ in pairs],
+    return (np.array([n for n, _ in pairs], dtype=object),
             embedder.encode_queries([f"{r} {n}" for r, (n, _) in zip(said, pairs, strict=True)]),
             embedder.encode_queries(said),
             embedder.encode_queries(concepts) if concepts else np.zeros((0, 1)))
