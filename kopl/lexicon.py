@@ -320,60 +320,44 @@ TIME_COMPARATOR_READINGS: dict[Comparator, str] = {
 
 # Inflection.
 
-# English irregular verbs common in KB schemas and questions: base, simple past, past participle.
-_IRREGULAR_VERBS = """
-    begin began begun  break broke broken  bring brought brought  build built built
-    buy bought bought  choose chose chosen  do did done  draw drew drawn  drive drove driven
-    find found found  fly flew flown  give gave given  grow grew grown  hold held held
-    keep kept kept  know knew known  lead led led  leave left left  lose lost lost
-    make made made  meet met met  pay paid paid  read read read  ride rode ridden  run ran run
-    see saw seen  sell sold sold  send sent sent  show showed shown  sing sang sung
-    speak spoke spoken  steal stole stolen  swear swore sworn  take took taken  teach taught taught
-    tell told told  think thought thought  throw threw thrown  wear wore worn  win won won
-    write wrote written
-""".split()
-_VERBS = [tuple(_IRREGULAR_VERBS[i:i + 3]) for i in range(0, len(_IRREGULAR_VERBS), 3)]
-_BASE = {form: base for base, past, participle in _VERBS for form in (past, participle)
-         if form != base}
-_PAST_OF_PARTICIPLE = {participle: past for _, past, participle in _VERBS}
+@lru_cache(maxsize=4096)
+def _verb_lemma(word: str) -> str | None:
+    """The verb whose simple past or past participle `word` is (lemminflect), else None."""
+    from lemminflect import getAllInflections, getLemma
+
+    if not word.isalpha() or not word.islower():
+        return None
+    for lemma in getLemma(word, upos="VERB"):
+        forms = getAllInflections(lemma, upos="VERB")
+        if lemma != word and word in forms.get("VBD", ()) + forms.get("VBN", ()):
+            return lemma
+    return None
 
 
 def base_form(word: str) -> str | None:
-    """The base form of a verb's past or past participle; None when the word is no such form
-    (or is the base already).
+    """The base form of a verb's past or past participle (lemminflect); None when the word is
+    no such form (or is the base already).
 
     >>> base_form("wrote"), base_form("directed"), base_form("starred"), base_form("run")
     ('write', 'direct', 'star', None)
     """
-    if word in _BASE:
-        return _BASE[word]
-    if word.endswith("ed") and len(word) > 4:
-        stem = word[:-2]
-        if len(stem) > 2 and stem[-1] == stem[-2]:
-            return stem[:-1]
-        return stem + "e" if stem[-1] in "cgsuvz" else stem
-    return None
-
-
-def agent_noun(base: str) -> str:
-    """Who does what a verb says ("write": writer, "direct": director).
-
-    >>> agent_noun("write"), agent_noun("direct"), agent_noun("draw")
-    ('writer', 'director', 'drawer')
-    """
-    return base + ("r" if base.endswith("e") else "or" if base.endswith(("ct", "it")) else "er")
+    return _verb_lemma(word)
 
 
 def simple_past(participle: str) -> str | None:
     """The simple past of a verb's past participle ("written": wrote, "discovered":
-    discovered); None when the word is no participle.
+    discovered; lemminflect); None when the word is no participle.
 
     >>> simple_past("written"), simple_past("discovered"), simple_past("made"), simple_past("born")
-    ('wrote', 'discovered', 'made', None)
+    ('wrote', 'discovered', 'made', 'bore')
     """
-    if participle in _PAST_OF_PARTICIPLE:
-        return _PAST_OF_PARTICIPLE[participle]
-    return participle if participle.endswith("ed") else None
+    from lemminflect import getAllInflections
+
+    lemma = _verb_lemma(participle)
+    forms = getAllInflections(lemma, upos="VERB") if lemma else {}
+    if participle not in forms.get("VBN", forms.get("VBD", ())):
+        return None
+    return forms.get("VBD", (participle,))[0]
 
 
 def adjective_base(word: str) -> str | None:

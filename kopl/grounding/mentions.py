@@ -25,12 +25,12 @@ from koplc.kopl.lexicon import (
     NO_EXTRA,
     NOT_NAMES,
     ExtraWords,
-    agent_noun,
     base_form,
     singular,
 )
 from koplc.kopl.naming import name_head, name_words
 from koplc.kopl.quantities_in_text import numbered
+from koplc.kopl.relatives import agent_nouns
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
 _POSSESSIVE = re.compile(r"\s*['’]s$")
@@ -228,10 +228,11 @@ def _group_word(span: str, kb, not_names: frozenset[str]) -> bool:
 @lru_cache(maxsize=8)
 def schema_words(kb) -> frozenset[str]:
     """The words of the KB's concept, relation and attribute names, lower case and in the
-    singular, with a verb's agent noun ("directed_by": director)."""
+    singular, with a verb's agent nouns ("directed_by": director)."""
     names = (*kb.concept_names(), *kb.relation_names, *kb.attr_index)
     said = {singular(w.lower()) for name in names for w in name_head(name)}
-    return frozenset(said | {agent_noun(base) for w in said if (base := base_form(w))})
+    return frozenset(said | {noun for w in said if (base := base_form(w))
+                             for noun in agent_nouns(base)})
 
 
 def _named_on(text: str, words: list[tuple[int, int]], after: int) -> bool:

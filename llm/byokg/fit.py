@@ -33,14 +33,13 @@ from koplc.kopl.lexicon import (
     WHAT,
     ExtraWords,
     adjective_base,
-    agent_noun,
     asked_noun,
     asks_how_many,
     base_form,
     singular,
 )
 from koplc.kopl.quantities_in_text import quantities_in
-from koplc.kopl.relatives import kind_share, measures
+from koplc.kopl.relatives import agent_nouns, kind_share, measures
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
 
@@ -188,7 +187,7 @@ def senses(word: str, extra: ExtraWords = NO_EXTRA) -> list[str]:
     said = [word]
     base = base_form(word)
     if base:
-        said += [base, agent_noun(base)]
+        said += [base, *agent_nouns(base)]
     return said + list(extra.near_synonyms(word, word.removesuffix("s"), base or ""))
 
 
