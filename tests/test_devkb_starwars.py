@@ -21,6 +21,7 @@ from koplc.kopl.syntax.nested import parse
 
 FOLDER = FIXTURES / "devkbs" / "starwars"
 QUESTIONS = read_jsonl(FOLDER / "questions.jsonl")
+MORE = read_jsonl(FOLDER / "more_questions.jsonl")  # the second tune set (more.py)
 RELATIONS = ("homeworld", "species")
 ATTRIBUTES = ("height", "mass", "birth_year", "hair_color", "skin_color", "eye_color", "sex",
               "gender")
@@ -74,6 +75,29 @@ def test_urn_predicates_are_named_by_their_local_part(kb):
 @pytest.mark.parametrize("question", [q for q in QUESTIONS if "program" in q],
                          ids=lambda q: q["question"][:60])
 def test_programs_give_the_gold_answers(kb, question):
+    answer = execute(parse(question["program"]).program, kb)
+    got = gold_form(answer.value)
+    assert got == question["answers"]
+
+
+def test_the_second_tune_set_is_well_formed():
+    assert len(MORE) == 30
+    for q in MORE:
+        assert set(q) == {"question", "answers", "kind", "half"} | (
+            set() if q["kind"] == "absent" else {"program"}), q
+        assert q["kind"] in KINDS and q["half"] == "tune" and q["question"].strip(), q
+        assert all(isinstance(a, str) for a in q["answers"])
+        assert q["answers"] == sorted(set(q["answers"])) and len(q["answers"]) <= 15, q
+        assert bool(q["answers"]) == (q["kind"] != "absent"), q
+    asked = [q["question"] for q in MORE]
+    assert len(set(asked)) == len(asked)
+    assert not set(asked) & {q["question"] for q in QUESTIONS}
+    assert sum(q["kind"] == "absent" for q in MORE) == 4
+
+
+@pytest.mark.parametrize("question", [q for q in MORE if "program" in q],
+                         ids=lambda q: q["question"][:60])
+def test_the_second_tune_sets_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
     got = gold_form(answer.value)
     assert got == question["answers"]
