@@ -117,6 +117,23 @@ def asks_relatedness(text: str) -> bool:
     wanted = {lemma for word in RELATEDNESS for lemma in verbs(word)}
     return any(verbs(w) & wanted for w in re.findall(r"[a-z]+", text.lower()))
 
+SAMENESS = ("same", "share", "common")
+"""Words that ask for what else shares a fact with an entity ("the same director as ENT",
+"share a homeworld with ENT", "in common"): a relation followed there and straight back; any
+form of the verb says it too (`says_sameness`: "shared", "shares")."""
+
+
+def says_sameness(text: str) -> bool:
+    """Whether the text says a `SAMENESS` word or another form of its verb (lemminflect).
+
+    >>> says_sameness("Who shares a homeworld with Yoda?"), says_sameness("Who is Yoda?")
+    (True, False)
+    """
+    from lemminflect import getAllLemmas
+
+    return any({w, *getAllLemmas(w, upos="VERB").get("VERB", ())} & set(SAMENESS)
+               for w in re.findall(r"[a-z]+", text.lower()))
+
 _YES_NO = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have|had|can)\b", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow\s+many\b|\b(?:the|what)\s+number\s+of\b|^\W*count\b(?!\s+of\b)",
                        re.IGNORECASE)

@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -109,6 +110,32 @@ def agent_nouns(verb: str) -> tuple[str, ...]:
 
 
 _AGENT_ENDINGS = ("er", "or", "ist")
+
+
+def says_relatedness(text: str) -> bool:
+    """Whether a word of the text names a relation between things in one of its first two
+    WordNet senses: a noun that is a relation or a relationship or falls right under one
+    ("connection", "ties"), or a verb that connects or associates things ("linked").
+
+    >>> says_relatedness("What ties the mouse to its status?"), says_relatedness("Who won?")
+    (True, False)
+    """
+    return any(_names_relation(w) for w in re.findall(r"[a-z]+", text.lower()))
+
+
+_RELATIONS = ("relation.n.01", "relationship.n.01", "relationship.n.03")
+_RELATING = ("connect.v.01", "associate.v.01", "relate.v.05")
+
+
+@lru_cache(maxsize=4096)
+def _names_relation(word: str) -> bool:
+    wordnet = _wordnet()
+    if wordnet is None or word in CONTENT_STOP_WORDS:
+        return False
+    nouns = [s for s in wordnet.synsets(word, pos="n")[:2]]
+    verbs = [s.name() for s in wordnet.synsets(word, pos="v")[:2]]
+    return any(s.name() in _RELATIONS or any(h.name() in _RELATIONS for h in s.hypernyms())
+               for s in nouns) or any(v in _RELATING for v in verbs)
 
 
 @lru_cache(maxsize=64)

@@ -154,3 +154,14 @@ def test_a_name_written_with_an_inner_word_left_out_links_the_one_the_question_f
     assert link(said, kb).entities == ("boron-8", "beta-plus delayed alpha emission")
     # with nothing to choose by, neither; and a shorter name inside is still linked in full
     assert link("What is beta-delayed alpha emission?", kb).entities == ("alpha emission",)
+
+
+def test_relatedness_and_sameness_words():
+    from koplc.kopl.relatives import says_relatedness
+
+    assert says_relatedness("What ties the house mouse to its status?")
+    assert says_relatedness("What's the connection between Jason White and series two?")
+    assert not says_relatedness("Which planets do the women come from?")
+    assert lexicon.says_sameness("Who shared a homeworld with Yoda?")
+    assert lexicon.says_sameness("Which films have the same director as Alien?")
+    assert not lexicon.says_sameness("Who directed Alien?")

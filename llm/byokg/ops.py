@@ -52,6 +52,7 @@ from koplc.kopl.lexicon import (
 )
 from koplc.kopl.quantities_in_text import in_scale, ordinals_in, quantities_in
 from koplc.kopl.registry import op_for, ops_of
+from koplc.kopl.relatives import says_relatedness
 from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.units import bare_number, sympy_unit
 from koplc.kopl.values import DATE, YEAR
@@ -181,7 +182,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
              if _RIGHT_BEFORE[c].search(question[:q.start])}
     if bound:  # "more than 500 years before": the words right before a number compare it
         more, less = Comparator.GT in bound, Comparator.LT in bound
-    return Cues(is_yes_no(question), asks_relatedness(unnamed),
+    return Cues(is_yes_no(question), asks_relatedness(unnamed) or says_relatedness(unnamed),
                 has(_MOST), has(_LEAST), more, less,
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
