@@ -479,3 +479,14 @@ def test_a_plain_question_with_a_modest_fit_is_answered(frontend, kbs):
     question = "Who hails from Corellia?"
     gold = _gold("starwars", question)
     assert sorted(set(frontend.compile(question, kbs["starwars"]).answers)) == gold["answers"]
+
+
+def test_a_city_inside_an_airports_name_links_the_airport(frontend, kbs):
+    # "Atlanta" is an inner word of one name only: "Hartsfield Jackson Atlanta Intl"
+    from koplc.kopl.answering.linking import link_question
+
+    question = "Which airlines go to Atlanta and also to Charlotte?"
+    gold = _gold("flights", question)
+    linked = link_question(question, kbs["flights"])
+    assert "Hartsfield Jackson Atlanta Intl" in linked.entities
+    assert sorted(set(frontend.compile(question, kbs["flights"]).answers)) == gold["answers"]

@@ -76,6 +76,9 @@ class NameTable:
     shortened: dict[str, list[str]] = field(default_factory=dict)
     """By the words of a name of four or more words (hyphens split) with one inner word left
     out, for `shortened_names`."""
+    inner: dict[str, list[str]] = field(default_factory=dict)
+    """By each inner word of a name of three or more words, for `held_by` ("Atlanta" for
+    "Hartsfield Jackson Atlanta Intl")."""
 
     def shortened_names(self, span: str) -> list[str]:
         """The KB names that the span writes with one of their inner words left out, the span
@@ -93,6 +96,11 @@ class NameTable:
     def ended_by(self, span: str) -> str | None:
         """The one KB name that ends with the span's words and is no name itself, if one."""
         return self._only(self.trailing, span)
+
+    def held_by(self, word: str) -> str | None:
+        """The one KB name that has the word inside it (neither first nor last) and is no
+        name itself, if one."""
+        return self._only(self.inner, word)
 
     def _only(self, index: dict[str, list[str]], span: str) -> str | None:
         for key in spellings(span):
@@ -121,6 +129,7 @@ def name_table(kb) -> NameTable:
     leading: dict[str, list[str]] = {}
     trailing: dict[str, list[str]] = {}
     shortened: dict[str, list[str]] = {}
+    inner: dict[str, list[str]] = {}
     for name in kb.names[kb.n_concepts:]:
         if name:
             for key in spellings(name):
@@ -130,10 +139,13 @@ def name_table(kb) -> NameTable:
                 for size in range(1, len(words)):
                     leading.setdefault(" ".join(words[:size]), []).append(name)
                     trailing.setdefault(" ".join(words[-size:]), []).append(name)
+                for word in set(words[1:-1]):
+                    inner.setdefault(word, []).append(name)
             said = _word_list(name)
             for i in range(1, len(said) - 1) if len(said) >= 4 else ():
                 shortened.setdefault(" ".join(said[:i] + said[i + 1:]), []).append(name)
-    return NameTable(spelled, joined, leading, trailing, shortened)
+    return NameTable(spelled, joined, leading, trailing, shortened,
+                     {w: sorted(set(names)) for w, names in inner.items()})
 
 
 def _word_list(text: str) -> list[str]:
@@ -177,6 +189,11 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
                     and not text[words[i - 1][0]].isupper()):
                 ended = table.ended_by(span)  # "the Integra" for "Acura_Integra"
                 names = [ended] if ended is not None else None
+            if (names is None and size == 1 and span[:1].isupper() and i > 0
+                    and not text[words[i - 1][0]].isupper()
+                    and not _named_on(text, words, i + 1)):
+                held = table.held_by(span)  # "Atlanta" for "Hartsfield Jackson Atlanta Intl"
+                names = [held] if held is not None else None
             if names is None and (short := table.shortened_names(span)):
                 shortened.append((start, start + len(span), short))  # resolved after
                 continue
