@@ -490,3 +490,12 @@ def test_a_city_inside_an_airports_name_links_the_airport(frontend, kbs):
     linked = link_question(question, kbs["flights"])
     assert "Hartsfield Jackson Atlanta Intl" in linked.entities
     assert sorted(set(frontend.compile(question, kbs["flights"]).answers)) == gold["answers"]
+
+
+def test_which_people_is_answered_with_names_not_a_value(frontend, kbs):
+    # "natives" is a person in WordNet: the characters' names, not their skin colour
+    question = "Which Tatooine natives have blue eyes?"
+    gold = _gold("starwars", question)
+    compiled = frontend.compile(question, kbs["starwars"])
+    assert compiled.final is not None and compiled.final.op == "QueryName"
+    assert sorted(set(compiled.answers)) == gold["answers"]

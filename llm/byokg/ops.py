@@ -41,7 +41,9 @@ from koplc.kopl.lexicon import (
     AS_TIMES,
     COMPARATIVES,
     SUPERLATIVES,
+    WH_KINDS,
     alternatives,
+    asked_noun,
     asks_for_one,
     asks_how_many,
     asks_relatedness,
@@ -52,7 +54,7 @@ from koplc.kopl.lexicon import (
 )
 from koplc.kopl.quantities_in_text import in_scale, ordinals_in, quantities_in
 from koplc.kopl.registry import op_for, ops_of
-from koplc.kopl.relatives import says_relatedness
+from koplc.kopl.relatives import kind_share, says_relatedness
 from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.units import bare_number, sympy_unit
 from koplc.kopl.values import DATE, YEAR
@@ -99,6 +101,9 @@ class Cues:
     where: bool = False
     """Whether the question opens "where is" (are, was, were): it asks for a place, not for a
     time, an amount or a count ("where did ENT place" may ask for a rank)."""
+    someone: bool = False
+    """Whether the question asks "which" or "what" of a noun that is mostly a person in
+    WordNet ("which natives", "what contestants"): it asks for people, not for any value."""
     graded: tuple[tuple[str, bool], ...] = ()
     """The comparatives and superlatives of no known direction ("cheaper", "fastest"), each
     with whether it is a superlative (`lexicon.graded`): both directions are tried, and the fit
@@ -187,6 +192,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
                 who=_WHO.match(question) is not None, options=alternatives(question),
+                someone=_asks_for_people(" ".join(unnamed.split())),
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(question),
@@ -241,10 +247,13 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
     Verify, a superlative a SelectAmong, SelectBetween or the names of an ArgMax or ArgMin, a
     comparative a SelectBetween or the names of the ArgMax or ArgMin of two, when there are
     such candidates; a question asking who or where something is, no count and no time or
-    amount of `kb`'s; and a how-many question that says a quantity key of the KB and states no
+    amount of `kb`'s; one asking which people (`Cues.someone`), no count and no value; and a how-many question that says a quantity key of the KB and states no
     number, that key's value over a count."""
     if (cue.who or cue.where) and not cue.yes_no:
         candidates = [c for c in candidates if not _time_or_amount(node_of(c), kb)] or candidates
+    if cue.someone and not cue.yes_no:  # people are entities: no value, no count
+        candidates = [c for c in candidates if node_of(c).op != "Count"
+                      and not node_of(c).op.startswith("QueryAttr")] or candidates
     if cue.how_many and not cue.numbers and any(node_of(c).op == "QueryAttr"
                                                 for c in candidates):
         # the search reads a value on a how-many question only where the question says its
@@ -311,6 +320,13 @@ def says_word(text: str, name: str) -> bool:
     wanted = [w for w in words(name).lower().split() if len(w) > 2]
     return any(t == w or (min(len(t), len(w)) >= 6 and (t.startswith(w) or w.startswith(t)))
                for w in wanted for t in said)
+
+
+def _asks_for_people(question: str) -> bool:
+    """Whether a which- or what-question's noun is a person in most of its WordNet senses."""
+    noun = None if _WHO.match(question) or asks_how_many(question) else asked_noun(question)
+    return noun is not None and noun not in WH_KINDS and (
+        kind_share(noun, WH_KINDS["person"]) or 0.0) >= 0.5
 
 
 def _time_or_amount(node: Node, kb) -> bool:
