@@ -499,3 +499,13 @@ def test_which_people_is_answered_with_names_not_a_value(frontend, kbs):
     compiled = frontend.compile(question, kbs["starwars"])
     assert compiled.final is not None and compiled.final.op == "QueryName"
     assert sorted(set(compiled.answers)) == gold["answers"]
+
+
+def test_each_number_is_compared_by_the_words_right_before_it(frontend, kbs):
+    # "under a kilo yet more than 12 hours": one filter below, the other above
+    from koplc.llm.byokg.ops import cues
+
+    question = "How many animals weigh under a kilo yet sleep more than 12 hours a day?"
+    assert cues(question).bounds == ("<", ">")
+    gold = _gold("mammals", question)
+    assert list(frontend.compile(question, kbs["mammals"]).answers) == gold["answers"]

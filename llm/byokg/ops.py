@@ -104,6 +104,10 @@ class Cues:
     someone: bool = False
     """Whether the question asks "which" or "what" of a noun that is mostly a person in
     WordNet ("which natives", "what contestants"): it asks for people, not for any value."""
+    bounds: tuple[str, ...] = ()
+    """The comparator the words right before each of `numbers` say ("under a kilo": "<"), ""
+    where none do: a number so bound is compared by it alone ("under a kilo yet more than 12
+    hours")."""
     graded: tuple[tuple[str, bool], ...] = ()
     """The comparatives and superlatives of no known direction ("cheaper", "fastest"), each
     with whether it is a superlative (`lexicon.graded`): both directions are tried, and the fit
@@ -183,8 +187,9 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                    and not any(start < q.end and q.start < end for start, end in spans)),
                   key=lambda q: q.start)
     more, less = has(_MORE), has(_LESS)
-    bound = {c for q in said for c in (Comparator.GT, Comparator.LT)
-             if _RIGHT_BEFORE[c].search(question[:q.start])}
+    bounds = tuple(next((c.value for c in (Comparator.GT, Comparator.LT)
+                         if _RIGHT_BEFORE[c].search(question[:q.start])), "") for q in said)
+    bound = {Comparator(b) for b in bounds if b}
     if bound:  # "more than 500 years before": the words right before a number compare it
         more, less = Comparator.GT in bound, Comparator.LT in bound
     return Cues(is_yes_no(question), asks_relatedness(unnamed) or says_relatedness(unnamed),
@@ -196,7 +201,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(question),
-                graded=graded(unnamed), where=_WHERE.match(question) is not None)
+                graded=graded(unnamed), where=_WHERE.match(question) is not None,
+                bounds=bounds)
 
 
 # A comparative said right before a number ("more than", "under"), which compares that number.
@@ -389,19 +395,20 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
             span: tuple[float, float] | None = None) -> Iterator[tuple[str, str]]:
     """The (value, comparator) pairs the question states for a key of `kind`: a number in the
     key's usual unit for a quantity, a year for a date, each with the comparators its words
-    give (in the unit said with it where that converts to the key's; for a key kept as bare
-    numbers within `span`, restated in the SI unit that brings it within, `units.bare_number`:
-    "2.5 metres" of heights 66 to 264 is 250); a string value of the key that the question
-    says as a word (compared by "=")."""
+    give, or with the one the words right before it say (`Cues.bounds`); in the unit said with
+    it where that converts to the key's; for a key kept as bare numbers within `span`,
+    restated in the SI unit that brings it within, `units.bare_number`: "2.5 metres" of
+    heights 66 to 264 is 250); a string value of the key that the question says as a word
+    (compared by "=")."""
     if kind == "quantity":
-        for number, said in zip(cue.numbers, cue.units or ("",) * len(cue.numbers),
-                                strict=True):
+        for number, said, bound in zip(cue.numbers, cue.units or ("",) * len(cue.numbers),
+                                       cue.bounds or ("",) * len(cue.numbers), strict=True):
             if said and span is not None and unit in ("", "1"):
                 bare = bare_number(float(number), said, *span)
                 number = number if bare is None else f"{bare:g}"
             elif not said:  # "9,500,000 viewers" of a key kept in millions
                 number = in_scale(number, unit) or number
-            for comparator in cue.amount_comparators:
+            for comparator in (bound,) if bound else cue.amount_comparators:
                 yield _quantity(number, _unit_of(said, unit)), comparator
     elif kind == "date":
         for number in (n for n in cue.numbers if re.fullmatch(r"\d{3,4}", n)):
