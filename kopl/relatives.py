@@ -199,6 +199,27 @@ def kind_share(noun: str, kinds: frozenset[str]) -> float | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def kinds_of(noun: str, levels: int = 3) -> frozenset[str]:
+    """What WordNet says a noun is a kind of: the words of the senses up to `levels` above its
+    first sense, lower case ("carmaker": manufacturer, business ...; "rodent": placental,
+    mammal ...). Empty without WordNet or for a word it does not know as a noun.
+
+    >>> "manufacturer" in kinds_of("carmaker"), "mammal" in kinds_of("rodent")
+    (True, True)
+    """
+    from koplc.kopl.lexicon import singular
+
+    wordnet = _wordnet()
+    senses = wordnet.synsets(singular(noun.lower()).replace(" ", "_"), pos="n") if wordnet else []
+    found: set[str] = set()
+    above = senses[:1]
+    for _ in range(levels):
+        above = [h for s in above for h in s.hypernyms()]
+        found |= {x.name().replace("_", " ").lower() for s in above for x in s.lemmas()}
+    return frozenset(found)
+
+
 def modifies(word: str, following: str) -> bool:
     """Whether `word` is a modifier of the noun `following` rather than a noun itself, by
     WordNet: `following` can be a noun, and `word` is used more as an adjective or a verb

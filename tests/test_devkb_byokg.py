@@ -509,3 +509,10 @@ def test_each_number_is_compared_by_the_words_right_before_it(frontend, kbs):
     assert cues(question).bounds == ("<", ">")
     gold = _gold("mammals", question)
     assert list(frontend.compile(question, kbs["mammals"]).answers) == gold["answers"]
+
+
+def test_an_asked_noun_that_is_a_kind_of_the_answers_concept(frontend, kbs):
+    # WordNet: a carmaker is a manufacturer; the makers, not the rear-wheel-drive cars
+    question = "Which carmakers have a rear-wheel-drive car in the lineup?"
+    gold = _gold("cars", question)
+    assert sorted(set(frontend.compile(question, kbs["cars"]).answers)) == gold["answers"]

@@ -39,7 +39,7 @@ from koplc.kopl.lexicon import (
     singular,
 )
 from koplc.kopl.quantities_in_text import quantities_in
-from koplc.kopl.relatives import agent_nouns, kind_share, measures
+from koplc.kopl.relatives import agent_nouns, kind_share, kinds_of, measures
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
 
@@ -167,8 +167,10 @@ def type_match(asked: str, returned: str, vectors, extra: ExtraWords = NO_EXTRA)
     of the two (`vectors` gives unit rows), or, when a wh-word asks ("who": a person or group),
     the share of the returned noun's WordNet senses of that kind where it is larger (MiniLM
     puts "manufacturers" no nearer to "person" than "aircraft"); 1 when the asked noun is one
-    of the returned noun's senses in `extra` (a question's `meant_senses`)."""
-    if singular(asked) in extra.near_synonyms(returned, singular(returned)):
+    of the returned noun's senses in `extra` (a question's `meant_senses`), or a kind of it in
+    WordNet (`relatives.kinds_of`: "carmakers" of manufacturers)."""
+    if singular(asked) in extra.near_synonyms(returned, singular(returned)) or (
+            singular(returned.lower()) in kinds_of(asked)):  # "carmakers": manufacturers
         return 1.0
     pair = vectors([asked, returned])
     cosine = float(pair[0] @ pair[1])
