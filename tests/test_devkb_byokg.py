@@ -516,3 +516,11 @@ def test_an_asked_noun_that_is_a_kind_of_the_answers_concept(frontend, kbs):
     question = "Which carmakers have a rear-wheel-drive car in the lineup?"
     gold = _gold("cars", question)
     assert sorted(set(frontend.compile(question, kbs["cars"]).answers)) == gold["answers"]
+
+
+def test_a_comparative_of_time_alone_compares_times(frontend, kbs):
+    # "newer" says nothing of an amount: the later year built, not the more engines
+    question = "Which is newer, N508JB or N365AA?"
+    gold = _gold("flights", question)
+    compiled = frontend.compile(question, kbs["flights"])
+    assert list(compiled.answers) == gold["answers"] and "year_built" in compiled.raw

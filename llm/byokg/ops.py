@@ -39,6 +39,7 @@ from koplc.kopl.ir import (
 from koplc.kopl.lexicon import (
     AS_AMOUNTS,
     AS_TIMES,
+    COMPARATIVE_ADJECTIVES,
     COMPARATIVES,
     SUPERLATIVES,
     WH_KINDS,
@@ -64,6 +65,8 @@ _MOST, _LEAST = ("|".join(SUPERLATIVES[op]) for op in (AmongOp.LARGEST, AmongOp.
 _MORE, _LESS = ("|".join(COMPARATIVES[c]) for c in (Comparator.GT, Comparator.LT))
 _EARLIER_TIME, _LATER_TIME = ("|".join(AS_TIMES[c]) for c in (Comparator.LT, Comparator.GT))
 _OLDER, _YOUNGER = ("|".join(AS_AMOUNTS[c]) for c in (Comparator.GT, Comparator.LT))
+_AMOUNT_COMPARATIVES = "|".join(w for c in (Comparator.GT, Comparator.LT)
+                                for w in COMPARATIVE_ADJECTIVES[c])
 
 
 @dataclass(frozen=True)
@@ -268,11 +271,14 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
         candidates = [c for c in candidates if node_of(c).op != "Count"]
     candidates = _qualifier_said_or_not(cue.text, candidates, node_of)
     aged = cue.older or cue.younger  # "older than 65" states an age; "the oldest" ranks
+    # "which is newer": a comparative of time alone compares times, not amounts
+    timed = (cue.earlier or cue.later) and not aged and not cue.numbers and not re.search(
+        rf"\b(?:{_AMOUNT_COMPARATIVES})\b", cue.text)
     wanted = [op.__name__ for op in ops_of("verify", "exists")] if cue.yes_no else (
         ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least or cue.graded_most
         or (aged and not cue.numbers) else (
-            ("SelectBetween", *_PICKS) if cue.more or cue.less or cue.graded_more else (
-                _PICKS if (cue.earlier or cue.later) and not aged else ())))
+            ("SelectBetween", *_PICKS) if (cue.more or cue.less or cue.graded_more)
+            and not timed else (_PICKS if (cue.earlier or cue.later) and not aged else ())))
     kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
     return kept or candidates
 
