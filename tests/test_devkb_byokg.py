@@ -524,3 +524,11 @@ def test_a_comparative_of_time_alone_compares_times(frontend, kbs):
     gold = _gold("flights", question)
     compiled = frontend.compile(question, kbs["flights"])
     assert list(compiled.answers) == gold["answers"] and "year_built" in compiled.raw
+
+
+def test_a_name_is_not_the_noun_a_superlative_picks(frontend, kbs):
+    # "Which Alaska Airlines jets": the noun is "jets", plural, so ties are all kept; the
+    # airline's name ("Alaska") is no singular noun asking for one
+    question = "Which Alaska Airlines jets seat the most passengers?"
+    gold = _gold("flights", question)
+    assert sorted(set(frontend.compile(question, kbs["flights"]).answers)) == gold["answers"]

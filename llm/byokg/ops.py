@@ -203,7 +203,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 someone=_asks_for_people(" ".join(unnamed.split())),
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
-                one=(has(_MOST) or has(_LEAST)) and asks_for_one(question),
+                one=(has(_MOST) or has(_LEAST)) and asks_for_one(" ".join(unnamed.split())),
                 graded=graded(unnamed), where=_WHERE.match(question) is not None,
                 bounds=bounds)
 
