@@ -532,3 +532,15 @@ def test_a_name_is_not_the_noun_a_superlative_picks(frontend, kbs):
     question = "Which Alaska Airlines jets seat the most passengers?"
     gold = _gold("flights", question)
     assert sorted(set(frontend.compile(question, kbs["flights"]).answers)) == gold["answers"]
+
+
+@pytest.mark.parametrize(("kb", "question", "entity"), [
+    ("bakeoff", "occupation of baker_3_danny?", "Danny Bryden"),  # a KoPL JSON entity id
+    ("mammals", "What does Q1064 eat?", "Laboratory rat"),  # a Wikidata item's IRI
+])
+def test_a_source_identifier_links_its_entity(frontend, kbs, kb, question, entity):
+    from koplc.kopl.answering.linking import link_question
+
+    assert link_question(question, kbs[kb]).entities == (entity,)
+    gold = _gold(kb, question)
+    assert sorted(set(frontend.compile(question, kbs[kb]).answers)) == gold["answers"]

@@ -130,6 +130,12 @@ def name_table(kb) -> NameTable:
     trailing: dict[str, list[str]] = {}
     shortened: dict[str, list[str]] = {}
     inner: dict[str, list[str]] = {}
+    ids: dict[str, list[str]] = {}  # by the source's own identifiers ("Q1064", "baker_3_danny")
+    for node in range(kb.n_concepts, len(kb.names)):
+        name, source = kb.names[node], _local(kb.ids[node]) if hasattr(kb, "ids") else ""
+        if name and source and source != name:
+            for key in spellings(source):
+                ids.setdefault(key, []).append(name)
     for name in kb.names[kb.n_concepts:]:
         if name:
             for key in spellings(name):
@@ -144,8 +150,17 @@ def name_table(kb) -> NameTable:
             said = _word_list(name)
             for i in range(1, len(said) - 1) if len(said) >= 4 else ():
                 shortened.setdefault(" ".join(said[:i] + said[i + 1:]), []).append(name)
+    for key, named in ids.items():  # a name spelt so wins over an identifier
+        if key not in spelled:
+            spelled[key] = named
+            joined.setdefault(key.replace(" ", ""), []).extend(named)
     return NameTable(spelled, joined, leading, trailing, shortened,
                      {w: sorted(set(names)) for w, names in inner.items()})
+
+
+def _local(identifier: str) -> str:
+    """An identifier's last part, after any IRI scheme's separators ("urn:kb:e:Yoda": Yoda)."""
+    return re.split(r"[/#:]", identifier.rstrip("/#:"))[-1]
 
 
 def _word_list(text: str) -> list[str]:
