@@ -129,10 +129,11 @@ _RELATING = ("connect.v.01", "associate.v.01", "relate.v.05")
 
 @lru_cache(maxsize=4096)
 def _names_relation(word: str) -> bool:
+    """`says_relatedness` of one word."""
     wordnet = _wordnet()
     if wordnet is None or word in CONTENT_STOP_WORDS:
         return False
-    nouns = [s for s in wordnet.synsets(word, pos="n")[:2]]
+    nouns = wordnet.synsets(word, pos="n")[:2]
     verbs = [s.name() for s in wordnet.synsets(word, pos="v")[:2]]
     return any(s.name() in _RELATIONS or any(h.name() in _RELATIONS for h in s.hypernyms())
                for s in nouns) or any(v in _RELATING for v in verbs)

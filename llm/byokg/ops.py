@@ -181,6 +181,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
     for start, end in spans:
         unnamed = unnamed[:start] + " " * (end - start) + unnamed[end:]
 
+    outside = " ".join(unnamed.split())  # "Which Alaska Airlines jets": "Which jets"
+
     def has(pattern: str) -> bool:
         return re.search(rf"\b(?:{pattern})\b", unnamed, re.IGNORECASE) is not None
 
@@ -200,10 +202,10 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
                 who=_WHO.match(question) is not None, options=alternatives(question),
-                someone=_asks_for_people(" ".join(unnamed.split())),
+                someone=_asks_for_people(outside),
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
-                one=(has(_MOST) or has(_LEAST)) and asks_for_one(" ".join(unnamed.split())),
+                one=(has(_MOST) or has(_LEAST)) and asks_for_one(outside),
                 graded=graded(unnamed), where=_WHERE.match(question) is not None,
                 bounds=bounds)
 
@@ -254,10 +256,11 @@ _PICKS = ("ArgMax", "ArgMin")
 def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
     """The candidates whose last op gives what the question's form asks: a yes/no question a
     Verify, a superlative a SelectAmong, SelectBetween or the names of an ArgMax or ArgMin, a
-    comparative a SelectBetween or the names of the ArgMax or ArgMin of two, when there are
-    such candidates; a question asking who or where something is, no count and no time or
-    amount of `kb`'s; one asking which people (`Cues.someone`), no count and no value; and a how-many question that says a quantity key of the KB and states no
-    number, that key's value over a count."""
+    comparative a SelectBetween or the names of the ArgMax or ArgMin of two (of two times only,
+    when its one comparative is of time: "which is newer"), when there are such candidates; a
+    question asking who or where something is, no count and no time or amount of `kb`'s; one
+    asking which people (`Cues.someone`), no count and no value; and a how-many question that
+    says a quantity key of the KB and states no number, that key's value over a count."""
     if (cue.who or cue.where) and not cue.yes_no:
         candidates = [c for c in candidates if not _time_or_amount(node_of(c), kb)] or candidates
     if cue.someone and not cue.yes_no:  # people are entities: no value, no count
