@@ -270,6 +270,21 @@ def compound_noun(first: str, second: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def names_one(word: str) -> bool:
+    """Whether WordNet knows the word as a proper name: a noun sense that it writes capitalised
+    and that is an instance of something (a city, a person): "Atlanta", "Dulles"; not "Fc".
+    False without WordNet.
+
+    >>> names_one("Atlanta"), names_one("Fc"), names_one("Colt")
+    (True, False, False)
+    """
+    wordnet = _wordnet()
+    return wordnet is not None and any(
+        sense.instance_hypernyms() and any(x.name() == word for x in sense.lemmas())
+        for sense in wordnet.synsets(word, pos="n"))
+
+
+@lru_cache(maxsize=4096)
 def whose(word: str) -> tuple[str, ...]:
     """The names WordNet gives the place or group that a proper adjective or a people's name
     belongs to, spaced ("German": Germany, Federal Republic of Germany, ...; "Americans": United

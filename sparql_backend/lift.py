@@ -266,28 +266,31 @@ class _Builder:
             return ir.Exists(input=self.set_of(inner[0][-1] if inner else ""))
         if head == "SELECT ?answer WHERE {" and self.f.verify is not None:
             handle, (kind, value, op) = self.f.verify
-            x, key = self.f.attributes[handle]
             extra = {} if kind == STRING else {"comparator": op}
-            return op_for("verify", kind)(input=ir.QueryAttr(input=self.set_of(x), key=key),
-                                          value=value, **extra)
+            return op_for("verify", kind)(input=self.attribute(handle), value=value, **extra)
         if "AS ?relation)" in head and self.f.asked_relation:
             left, right = self.f.asked_relation
             return ir.QueryRelation(left=self.set_of(left), right=self.set_of(right))
         raise UnsupportedConstruct(f"cannot lift the projection {head!r}",
                                    code="unsupported-sparql")
 
+    def attribute(self, handle: str) -> ir.Node:
+        """QueryAttr of the value `handle`, or QueryAttrUnderCondition where the query tests a
+        qualifier of its fact."""
+        x, key = self.f.attributes[handle]
+        fact = self.f.fact_of.get((handle,))
+        if fact in self.f.conditions:
+            qkey, qvalue = self.f.conditions[fact]
+            return ir.QueryAttrUnderCondition(input=self.set_of(x), key=key, qkey=qkey,
+                                              qvalue=qvalue)
+        return ir.QueryAttr(input=self.set_of(x), key=key)
+
     def value_query(self) -> ir.Node:
         """QueryAttr, or the qualifier queries, whose value handle the query projects."""
         f = self.f
         untested = [v for v in f.attributes if v not in f.tests]
         if untested:
-            x, key = f.attributes[untested[0]]
-            fact = f.fact_of.get((untested[0],))
-            if fact in f.conditions:
-                qkey, qvalue = f.conditions[fact]
-                return ir.QueryAttrUnderCondition(input=self.set_of(x), key=key, qkey=qkey,
-                                                  qvalue=qvalue)
-            return ir.QueryAttr(input=self.set_of(x), key=key)
+            return self.attribute(untested[0])
         for fact, qkey, handle in f.qualifiers:
             if handle in f.tests:
                 continue

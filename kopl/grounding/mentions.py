@@ -30,7 +30,7 @@ from koplc.kopl.lexicon import (
 )
 from koplc.kopl.naming import name_head, name_words
 from koplc.kopl.quantities_in_text import numbered
-from koplc.kopl.relatives import agent_nouns
+from koplc.kopl.relatives import agent_nouns, names_one
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
 _POSSESSIVE = re.compile(r"\s*['’]s$")
@@ -78,7 +78,8 @@ class NameTable:
     out, for `shortened_names`."""
     inner: dict[str, list[str]] = field(default_factory=dict)
     """By each inner word of a name of three or more words, for `held_by` ("Atlanta" for
-    "Hartsfield Jackson Atlanta Intl")."""
+    "Hartsfield Jackson Atlanta Intl"), which links only a word WordNet knows as a proper name
+    (`relatives.names_one`: not "FC" of "1. FC Köln")."""
 
     def shortened_names(self, span: str) -> list[str]:
         """The KB names that the span writes with one of their inner words left out, the span
@@ -206,7 +207,7 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
                 names = [ended] if ended is not None else None
             if (names is None and size == 1 and span[:1].isupper() and i > 0
                     and not text[words[i - 1][0]].isupper()
-                    and not _named_on(text, words, i + 1)):
+                    and not _named_on(text, words, i + 1) and names_one(span)):
                 held = table.held_by(span)  # "Atlanta" for "Hartsfield Jackson Atlanta Intl"
                 names = [held] if held is not None else None
             if names is None and (short := table.shortened_names(span)):
