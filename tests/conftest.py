@@ -37,6 +37,26 @@ def alternating_halves(questions: list[dict]) -> Counter:
     return seen
 
 
+def second_tune_set_is_well_formed(more: list[dict], first: list[dict], kinds: set[str],
+                                   extra_keys: frozenset[str] = frozenset()) -> None:
+    """Asserts a dev KB's second tune set (more_questions.jsonl) has the promised shape: 30
+    questions of the KB's `kinds`, all `tune`, sorted distinct answers (at most 15, none for
+    the 4 absent ones, which alone have no program), none asked in the first set (`first`);
+    `extra_keys` a question may carry beside those."""
+    assert len(more) == 30
+    for q in more:
+        assert set(q) - extra_keys == {"question", "answers", "kind", "half"} | (
+            set() if q["kind"] == "absent" else {"program"}), q
+        assert q["kind"] in kinds and q["half"] == "tune" and q["question"].strip(), q
+        assert all(isinstance(a, str) for a in q["answers"])
+        assert q["answers"] == sorted(set(q["answers"])) and len(q["answers"]) <= 15, q
+        assert bool(q["answers"]) == (q["kind"] != "absent"), q
+    asked = [q["question"] for q in more]
+    assert len(set(asked)) == len(asked)
+    assert not set(asked) & {q["question"] for q in first}
+    assert sum(q["kind"] == "absent" for q in more) == 4
+
+
 def gold_form(value) -> list:
     """An executed program's value as a question file writes its gold answers: a list as its
     sorted distinct members, anything else as itself alone."""

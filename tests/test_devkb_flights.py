@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import FIXTURES, gold_form, read_jsonl
+from conftest import FIXTURES, gold_form, read_jsonl, second_tune_set_is_well_formed
 from koplc.kopl.execution.executor import execute
 from koplc.kopl.kb.cache import load_kb
 from koplc.kopl.kb.triple_schema import read_schema
@@ -72,18 +72,7 @@ def test_programs_give_the_gold_answers(kb, question):
 
 
 def test_the_second_tune_set_is_well_formed():
-    assert len(MORE) == 30
-    for q in MORE:
-        assert set(q) == {"question", "answers", "kind", "half"} | (
-            set() if q["kind"] == "absent" else {"program"}), q
-        assert q["kind"] in KINDS and q["half"] == "tune" and q["question"].strip(), q
-        assert all(isinstance(a, str) for a in q["answers"])
-        assert q["answers"] == sorted(set(q["answers"])) and len(q["answers"]) <= 15, q
-        assert bool(q["answers"]) == (q["kind"] != "absent"), q
-    asked = [q["question"] for q in MORE]
-    assert len(set(asked)) == len(asked)
-    assert not set(asked) & {q["question"] for q in QUESTIONS}
-    assert sum(q["kind"] == "absent" for q in MORE) == 4
+    second_tune_set_is_well_formed(MORE, QUESTIONS, KINDS)
 
 
 @pytest.mark.parametrize("question", [pytest.param(q, id=q["question"][:60])
