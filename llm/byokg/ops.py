@@ -51,6 +51,7 @@ from koplc.kopl.lexicon import (
     graded,
     is_yes_no,
     plural,
+    says_sameness,
     singular,
 )
 from koplc.kopl.quantities_in_text import in_scale, ordinals_in, quantities_in
@@ -107,6 +108,9 @@ class Cues:
     someone: bool = False
     """Whether the question asks "which" or "what" of a noun that is mostly a person in
     WordNet ("which natives", "what contestants"): it asks for people, not for any value."""
+    sameness: bool = False
+    """Whether the question asks for what shares a fact ("the same planet as ENT",
+    `lexicon.says_sameness`): a relation followed there and straight back is said."""
     bounds: tuple[str, ...] = ()
     """The comparator the words right before each of `numbers` say ("under a kilo": "<"), ""
     where none do: a number so bound is compared by it alone ("under a kilo yet more than 12
@@ -207,7 +211,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(outside),
                 graded=graded(unnamed), where=_WHERE.match(question) is not None,
-                bounds=bounds)
+                bounds=bounds, sameness=says_sameness(question))
 
 
 # A comparative said right before a number ("more than", "under"), which compares that number.

@@ -47,7 +47,7 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
-from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural, says_sameness
+from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural
 from koplc.kopl.relatives import schema_relatives
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.byokg import fit
@@ -81,7 +81,7 @@ class ByokgOptions:
     sets, the second written after the first had been worked on: the best of the thresholds
     from 0.9 to 1.2; all 900 MetaQA dev questions fit at 1.21 or more). `loop_cost`: a
     relation followed and straight back that no question word says costs this much where the
-    question says it asks for what shares a fact (`lexicon.says_sameness`), and rules the
+    question says it asks for what shares a fact (`ops.Cues.sameness`), and rules the
     program out elsewhere."""
 
     beam: int = 10
@@ -351,11 +351,10 @@ class Reasoner:
         (`fit.unsaid_loops`) fits not at all."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
-        sameness = says_sameness(question.cue.text)  # "the same planet as ENT": a loop is said
         scores = []
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
             unsaid = fit.unsaid_loops(node, list(question.words), encode, question.lexicon)
-            if (unsaid and not sameness) or (
+            if (unsaid and not question.cue.sameness) or (
                     question.cue.graded and not fit.graded_agrees(node, _graded(question.cue),
                                                                   encode)):
                 scores.append(-math.inf)  # no program: it reads what the question never says
