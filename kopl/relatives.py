@@ -328,3 +328,29 @@ def measures(adjective: str) -> tuple[str, ...]:
     senses = wordnet.synsets(adjective, pos="a")
     return tuple(x.replace("_", " ") for a in senses[0].attributes()
                  for x in a.lemma_names()) if senses else ()
+
+
+@lru_cache(maxsize=4096)
+def groups_of(noun: str) -> tuple[str, ...]:
+    """What WordNet puts a noun's first sense in, nearest first: the groups it is a member of,
+    then the kinds one and two levels above it ("bats": Chiroptera, then placental ...;
+    "minivan": car, passenger van, then van ...). Empty without WordNet, and for a word that
+    WordNet writes capitalised in that sense (a proper noun written in lower case: "american").
+
+    >>> groups_of("bats")[:1], "van" in groups_of("minivan"), groups_of("american")
+    (('Chiroptera',), True, ())
+    """
+    from koplc.kopl.lexicon import singular
+
+    wordnet = _wordnet()
+    lemma = singular(noun.lower())
+    senses = wordnet.synsets(lemma, pos="n")[:1] if wordnet else []
+    if any(x.name()[:1].isupper() for s in senses for x in s.lemmas()
+           if x.name().lower() == lemma):
+        return ()
+    found = [n for s in senses for g in s.member_holonyms() for n in g.lemma_names()]
+    above = senses
+    for _ in range(2):
+        above = [h for s in above for h in s.hypernyms()]
+        found += [n for s in above for n in s.lemma_names()]
+    return tuple(dict.fromkeys(n.replace("_", " ") for n in found))

@@ -221,6 +221,21 @@ def test_a_proper_adjective_links_the_place_it_is_of(kbs):
     assert "USA" not in link_question("which american cars are there", kbs["cars"]).entities
 
 
+def test_a_noun_links_the_group_or_class_wordnet_puts_it_in(kbs, frontend):
+    from koplc.kopl.answering.linking import link_question
+
+    # WordNet: a minivan is a passenger van, a van; a bat is of the order Chiroptera
+    _gold("cars", "Which minivan is the heaviest?")
+    compiled = frontend.compile("Which minivan is the heaviest?", kbs["cars"])
+    assert compiled.top(None) in _gold("cars", "Which minivan is the heaviest?")["answers"]
+    assert link_question("How many bats are in the data?", kbs["mammals"]).entities == (
+        "Chiroptera",)
+    # a question that names its entity keeps it alone: "the Panthera cats" are not all
+    # carnivores (a cat is a feline, a carnivore)
+    assert link_question("How endangered are the Panthera cats?",
+                         kbs["mammals"]).entities == ("Panthera",)
+
+
 @pytest.mark.parametrize(("question", "values"), [
     # "no airbags" reads as the airbag value None read with its relation ("standard airbags
     # None"), nearer than any other value and than any concept

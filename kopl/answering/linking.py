@@ -30,10 +30,12 @@ from koplc.kopl.grounding.mentions import (
     schema_words,
 )
 from koplc.kopl.ir import FilterConcept, FindAll
-from koplc.kopl.lexicon import NOT_NAMES, WH_ANSWER_TYPES, WH_KINDS, asked_noun, plural, singular
+from koplc.kopl.lexicon import (
+    CONTENT_STOP_WORDS, NOT_NAMES, WH_ANSWER_TYPES, WH_KINDS, asked_noun, plural, singular,
+)
 from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import numbered
-from koplc.kopl.relatives import kind_share, whose
+from koplc.kopl.relatives import groups_of, kind_share, whose
 
 NOTHING_LINKS = "nothing found: the question names no entity or concept of the KB"
 
@@ -56,7 +58,8 @@ def link_question(question: str, kb) -> Linked:
     mention linker found neither; nothing when it names someone or something by a proper name
     that no entity has (`unknown_name`). A dataset's words that name nothing count only on that
     dataset's KB (`metaqa.lexicon_for`)."""
-    linked = place_names(derived_names(link(question, kb, lexicon_for(kb)), kb), kb)
+    linked = group_names(place_names(derived_names(link(question, kb, lexicon_for(kb)), kb), kb),
+                         kb)
     if not linked.entities and (unknown_name(linked.question)
                                 or unknown_numbered(linked.question, kb)):
         return replace(linked, concepts=())
@@ -124,6 +127,40 @@ def place_names(linked: Linked, kb) -> Linked:
         if len(named) == 1 and (name := named.pop()) not in linked.entities:
             found.append(((m.start(), m.end()), name))
     return _with_entities(linked, found)
+
+
+def group_names(linked: Linked, kb) -> Linked:
+    """`linked` with the entity that a common noun of the question is a member or a kind of in
+    WordNet (`relatives.groups_of`: "bats": Chiroptera, "minivan": van): a word of four
+    letters or more, no word of the schema, whose nearest group the KB names by exactly one
+    entity, a member of a concept of at most `VALUE_CONCEPT` members (a group or a class, not
+    a thing), in a question that names no entity otherwise ("the Panthera cats" are Panthera's,
+    not all carnivores)."""
+    if linked.entities:
+        return linked
+    taken = [range(s, e) for s, e in linked.spans]
+    schema, table, classes = schema_words(kb), name_table(kb), _class_names(kb)
+    found = []
+    for m in re.finditer(r"\b[a-z]{4,}\b", linked.question):
+        word = singular(m.group())
+        if any(m.start() in r for r in taken) or word in schema or word in CONTENT_STOP_WORDS \
+                or m.group() in NOT_NAMES:
+            continue
+        for group in groups_of(word):
+            named = {n for n in table.names(group) or () if n in classes}
+            if named:
+                if len(named) == 1 and (name := named.pop()) not in linked.entities:
+                    found.append(((m.start(), m.end()), name))
+                break
+    return _with_entities(linked, found)
+
+
+@lru_cache(maxsize=8)
+def _class_names(kb) -> frozenset[str]:
+    """The names of the members of the KB's concepts of at most `VALUE_CONCEPT` members."""
+    concepts = getattr(kb, "concept_members", {})  # a KB behind an endpoint has none at hand
+    return frozenset(kb.names[node] for members in concepts.values()
+                     if len(members) <= VALUE_CONCEPT for node in members)
 
 
 def _with_entities(linked: Linked, found: list[tuple[tuple[int, int], str]]) -> Linked:
