@@ -516,6 +516,16 @@ def test_which_people_is_answered_with_names_not_a_value(frontend, kbs):
     assert sorted(set(compiled.answers)) == gold["answers"]
 
 
+def test_a_string_value_named_by_what_a_noun_is_a_kind_of_is_stated(frontend, kbs):
+    # WordNet: a woman is a kind of female (and of adult): the sex female is stated
+    question = "Which planets do the women in the saga come from?"
+    gold = _gold("starwars", question)
+    compiled = frontend.compile(question, kbs["starwars"])
+    assert ("FilterStr", "female") in {(n.op, getattr(n, "value", None))
+                                       for _, n in compiled.final.walk()}
+    assert sorted(set(compiled.answers)) == gold["answers"]
+
+
 def test_each_number_is_compared_by_the_words_right_before_it(frontend, kbs):
     # "under a kilo yet more than 12 hours": one filter below, the other above
     from koplc.llm.byokg.ops import cues

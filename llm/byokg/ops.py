@@ -39,6 +39,7 @@ from koplc.kopl.ir import (
 from koplc.kopl.lexicon import (
     AS_AMOUNTS,
     AS_TIMES,
+    CONTENT_STOP_WORDS,
     COMPARATIVE_ADJECTIVES,
     COMPARATIVES,
     SUPERLATIVES,
@@ -56,7 +57,7 @@ from koplc.kopl.lexicon import (
 )
 from koplc.kopl.quantities_in_text import in_scale, ordinals_in, quantities_in
 from koplc.kopl.registry import op_for, ops_of
-from koplc.kopl.relatives import kind_share, says_relatedness
+from koplc.kopl.relatives import kind_share, kinds_of, says_relatedness
 from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.units import bare_number, sympy_unit
 from koplc.kopl.values import DATE, YEAR
@@ -108,6 +109,10 @@ class Cues:
     someone: bool = False
     """Whether the question asks "which" or "what" of a noun that is mostly a person in
     WordNet ("which natives", "what contestants"): it asks for people, not for any value."""
+    kinds: frozenset[str] = frozenset()
+    """What WordNet says the question's common nouns are kinds of, one level up ("women":
+    female, adult): a string value so named is stated ("Which women have black hair?": a sex
+    of female)."""
     sameness: bool = False
     """Whether the question asks for what shares a fact ("the same planet as ENT",
     `lexicon.says_sameness`): a relation followed there and straight back is said."""
@@ -211,7 +216,9 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(outside),
                 graded=graded(unnamed), where=_WHERE.match(question) is not None,
-                bounds=bounds, sameness=says_sameness(question))
+                bounds=bounds, sameness=says_sameness(question),
+                kinds=frozenset(k for w in re.findall(r"\b[a-z]{3,}\b", outside)
+                                if w not in CONTENT_STOP_WORDS for k in kinds_of(w, 1)))
 
 
 # A comparative said right before a number ("more than", "under"), which compares that number.
@@ -428,7 +435,8 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
             for comparator in cue.comparators:
                 yield number, comparator
     elif kind == "string":
-        for value in sorted(s for s in strings if s and _said(cue.text, s)):
+        for value in sorted(s for s in strings
+                            if s and (_said(cue.text, s) or s.lower() in cue.kinds)):
             yield value, "="
 
 
