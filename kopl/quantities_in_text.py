@@ -55,6 +55,8 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
     [('1500', 'square miles'), ('55', 'metres'), ('2', 'm')]
     >>> [q.value for q in quantities_in("Which one was founded before 1998 by the 2nd king?")]
     ['1998']
+    >>> [q.value for q in quantities_in("Does it seat more than a dozen people?")]
+    ['12']
     """
     tokens = [_Token(m) for m in _TOKEN.finditer(text)]
     found: list[QuantityInText] = []
@@ -66,7 +68,7 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
         elif _is_number_word(tokens[i].word):
             pieces, i = _worded(text, tokens, i)
             found.extend(pieces)
-        elif (one := _a_unit(text, tokens, i)) is not None:
+        elif (one := _a_unit(text, tokens, i) or _a_numeral(text, tokens, i)) is not None:
             found.append(one[0])
             i = one[1]
         else:
@@ -219,6 +221,21 @@ def _a_unit(text: str, tokens: list[_Token], i: int) -> tuple[QuantityInText, in
     if not unit:
         return None
     return QuantityInText(_plain(value), tokens[i].start, tokens[after - 1].end, unit), after
+
+
+def _a_numeral(text: str, tokens: list[_Token], i: int) -> tuple[QuantityInText, int] | None:
+    """A noun that is a number said with an article ("a dozen": 12, `relatives.numeral`), with
+    the unit after it, and the index after them; None for any other words."""
+    if tokens[i].word not in ("a", "an") or i + 1 >= len(tokens) or not tokens[i + 1].word \
+            or _is_number_word(tokens[i + 1].word):  # "a hundred and twenty": number-parser's
+        return None
+    from koplc.kopl.relatives import numeral  # WordNet, read once needed
+
+    value = numeral(tokens[i + 1].word)
+    if value is None:
+        return None
+    unit, after = _unit_after(text, tokens, i + 2)
+    return QuantityInText(str(value), tokens[i].start, tokens[after - 1].end, unit), after
 
 
 # Digits.

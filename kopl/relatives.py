@@ -354,3 +354,18 @@ def groups_of(noun: str) -> tuple[str, ...]:
         above = [h for s in above for h in s.hypernyms()]
         found += [n for s in above for n in s.lemma_names()]
     return tuple(dict.fromkeys(n.replace("_", " ") for n in found))
+
+
+@lru_cache(maxsize=4096)
+def numeral(noun: str) -> int | None:
+    """The number a noun's first WordNet sense is, where one of its lemmas is written in digits
+    ("dozen": 12, "gross": 144); None for any other noun ("century" is first a time), or
+    without WordNet.
+
+    >>> numeral("dozen"), numeral("century"), numeral("car")
+    (12, None, None)
+    """
+    wordnet = _wordnet()
+    senses = wordnet.synsets(noun.lower(), pos="n")[:1] if wordnet else []
+    digits = [x for s in senses for x in s.lemma_names() if x.isdigit()]
+    return int(digits[0]) if digits else None

@@ -25,6 +25,9 @@ SAID = [
     ("Which videos have 40k views?", [("40000", "")]),
     ("Which ships were launched in nineteen forty-two?", [("1942", "")]),
     ("Who weighs a hundred and twenty kilograms?", [("120", "kilograms")]),
+    # a noun that is a number in WordNet, said with an article
+    ("Does the plane seat more than a dozen people?", [("12", "")]),
+    ("Which ships carry a gross of crates?", [("144", "")]),
     # decimals, percent, units
     ("Which metals are 0.5 percent of the crust?", [("0.5", "percent")]),
     ("Which parties won more than 12.75% of the vote?", [("12.75", "%")]),
