@@ -300,7 +300,12 @@ def _unit_after(text: str, tokens: list[_Token], i: int) -> tuple[str, int]:
 @cache
 def _reads_as_unit(text: str) -> bool:
     """Whether sympy reads `text` as a unit: in words ("square miles"), or as a symbol, whose
-    case matters ("K" is kelvin, "k" a thousand)."""
+    case matters ("K" is kelvin, "k" a thousand); or it is a currency (`units.is_money`:
+    "dollars")."""
+    from koplc.kopl.units import is_money
+
+    if is_money(text):
+        return True
     try:
         from sympy.physics import units
 

@@ -138,6 +138,11 @@ _MONEY = frozenset({"$", "€", "£", "¥", "dollar", "dollars", "euro", "euros"
 _MONEY_SCALES = (1.0, 1e3, 1e6, 1e9)
 
 
+def is_money(unit: str) -> bool:
+    """Whether a unit as written is a currency ("$", "dollars")."""
+    return unit.strip().lower() in _MONEY
+
+
 def bare_number(number: float, unit: str, low: float, high: float) -> float | None:
     """A number stated in `unit`, as a key that the KB keeps as bare numbers between `low` and
     `high` plausibly holds it: None when it lies within them as stated (or the unit is none
@@ -154,7 +159,7 @@ def bare_number(number: float, unit: str, low: float, high: float) -> float | No
     """
     if low <= number <= high:
         return None
-    money = unit.strip().lower() in _MONEY
+    money = is_money(unit)
     base = ("money", 1.0) if money else in_base(unit)
     if base is None or (base[0] not in _BARE_SCALES and not money):
         return None

@@ -38,6 +38,7 @@ SAID = [
     ("Which poles are 2m high?", [("2", "m")]),
     ("Which trails are 12km long?", [("12", "km")]),
     ("Which firms are worth $3 million?", [("3000000", "$")]),
+    ("Which cars cost over forty thousand dollars?", [("40000", "dollars")]),
     # signs
     ("Which gases boil below -40 degrees?", [("-40", "degrees")]),
     ("Which seas lie at minus 28 metres?", [("-28", "metres")]),
