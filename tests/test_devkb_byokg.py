@@ -314,6 +314,10 @@ def test_no_query_of_an_attribute_filtered_by_anywhere_below(kbs):
     ("flights", "What colour is N10156?", "colour"),
     ("starwars", "Who is Rey's father?", "father"),
     ("bakeoff", "Who judged the first series?", "judged"),  # a verb the KB has nothing like
+    # a property of up to four words, hyphens kept, on or of its entity, or counted as had
+    ("isotopes", "What is the neutron capture cross-section of boron-10?",
+     "neutron capture cross-section"),
+    ("mammals", "How many teeth does a dog have?", "teeth"),
 ])
 def test_a_property_the_kb_names_nothing_like_finds_nothing(frontend, kbs, kb, question, asked):
     # without the rule the search answered the nearest property it has (a spin, a model, a

@@ -3,10 +3,10 @@ is the melting point of iron-56?" of a KB of isotopes that holds no melting poin
 father?" of one that holds no family): nothing is found, rather than the answer of the nearest
 program, which reads some other property.
 
-Only a property asked in one of four plain shapes counts, since there the words can name
-nothing else: "the X of ENT", "ENT's X", "what X is ENT" and "who X-ed (the) ENT" (a verb and
-its object), each ending the question (ENT: the linked entity, masked). X, of one or two words,
-is compared by MiniLM cosine with every name of the KB's schema (relations, attributes,
+Only a property asked in one of five plain shapes counts, since there the words can name
+nothing else: "the X of ENT" (or on, or for), "ENT's X", "what X is ENT", "who X-ed (the) ENT"
+(a verb and its object) and "how many X does ENT have", each ending the question (ENT: the
+linked entity, masked). X, of one to four words (two after a possessive), is compared by MiniLM cosine with every name of the KB's schema (relations, attributes,
 qualifier keys, concepts, as words), their words' verbs and agent nouns ("illustrator" for
 "illustrated by") and their WordNet relatives (`koplc.kopl.relatives`); below `UNHELD` for all
 of them, the KB holds nothing like X.
@@ -27,11 +27,15 @@ from koplc.kopl.relatives import agent_nouns, schema_names, schema_relatives
 # moment", "father"), those it holds 0.50 ("fleet": airline) and up.
 UNHELD = 0.46
 
-_X = r"([a-z]+(?:\s+[a-z]+)?)"
-_SHAPES = (re.compile(rf"\bthe\s+{_X}\s+of\s+ENT\W*$", re.IGNORECASE),
-           re.compile(rf"\bENT['’]s\s+{_X}\W*$", re.IGNORECASE),
+_WORD = r"[a-z]+(?:-[a-z]+)?"
+_X = rf"({_WORD}(?:\s+{_WORD}){{0,3}})"
+_SHORT_X = rf"({_WORD}(?:\s+{_WORD})?)"  # after a possessive: no verb phrase after it
+_SHAPES = (re.compile(rf"\bthe\s+{_X}\s+(?:of|on|for)\s+(?:an?\s+)?ENT\W*$", re.IGNORECASE),
+           re.compile(rf"\bENT['’]s\s+{_SHORT_X}\W*$", re.IGNORECASE),
            re.compile(rf"^\W*what\s+{_X}\s+(?:is|are|was|were)\s+ENT\W*$", re.IGNORECASE),
-           re.compile(r"^\W*who\s+([a-z]+)\s+(?:the\s+)?ENT\W*$", re.IGNORECASE))
+           re.compile(r"^\W*who\s+([a-z]+)\s+(?:the\s+)?ENT\W*$", re.IGNORECASE),
+           re.compile(rf"^\W*how\s+many\s+{_X}\s+(?:does|do|did)\s+(?:an?\s+)?ENT\s+have\W*$",
+                      re.IGNORECASE))
 
 
 class Unheld(KoplcError):
@@ -46,8 +50,9 @@ def asked_property(masked: str) -> str | None:
 
     >>> [asked_property(q) for q in ("What is the melting point of ENT?", "Who is ENT's father?",
     ...     "What colour is ENT?", "Where do the members of ENT's species come from?",
-    ...     "Who judged the ENT?", "Who hails from ENT?")]
-    ['melting point', 'father', 'colour', None, 'judged', None]
+    ...     "Who judged the ENT?", "Who hails from ENT?", "How many teeth does a ENT have?",
+    ...     "What is the binding energy per nucleon of ENT?")]
+    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon']
     """
     for shape in _SHAPES:
         found = shape.search(masked.strip())
