@@ -157,10 +157,11 @@ def group_names(linked: Linked, kb) -> Linked:
 
 @lru_cache(maxsize=8)
 def _class_names(kb) -> frozenset[str]:
-    """The names of the members of the KB's concepts of at most `VALUE_CONCEPT` members."""
+    """The names of the members of the KB's concepts of at most `VALUE_CONCEPT` members, less
+    concepts themselves: values (a diet, a status, a size class), not things."""
     concepts = getattr(kb, "concept_members", {})  # a KB behind an endpoint has none at hand
-    return frozenset(kb.names[node] for members in concepts.values()
-                     if len(members) <= VALUE_CONCEPT for node in members)
+    return frozenset(name for members in concepts.values() if len(members) <= VALUE_CONCEPT
+                     for node in members if node not in concepts and (name := kb.names[node]))
 
 
 def _with_entities(linked: Linked, found: list[tuple[tuple[int, int], str]]) -> Linked:
@@ -175,16 +176,11 @@ def _with_entities(linked: Linked, found: list[tuple[tuple[int, int], str]]) -> 
 @lru_cache(maxsize=8)
 def _value_names(kb) -> dict[str, tuple[str, ...]]:
     """The one-word names of the members of the KB's concepts of at most `VALUE_CONCEPT`
-    members, by their first five letters in lower case."""
+    members (`_class_names`), by their first five letters in lower case."""
     by_start: dict[str, list[str]] = {}
-    concepts = getattr(kb, "concept_members", {})  # a KB behind an endpoint has none at hand
-    for members in concepts.values():
-        if len(members) > VALUE_CONCEPT:
-            continue
-        for node in members:
-            name = kb.names[node]
-            if name and name.isalpha() and len(name) >= 7 and node not in concepts:
-                by_start.setdefault(name[:5].lower(), []).append(name)
+    for name in _class_names(kb):
+        if name.isalpha() and len(name) >= 7:
+            by_start.setdefault(name[:5].lower(), []).append(name)
     return {k: tuple(sorted(set(v))) for k, v in by_start.items()}
 
 
