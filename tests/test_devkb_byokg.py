@@ -234,6 +234,9 @@ def test_a_noun_links_the_group_or_class_wordnet_puts_it_in(kbs, frontend):
     # carnivores (a cat is a feline, a carnivore)
     assert link_question("How endangered are the Panthera cats?",
                          kbs["mammals"]).entities == ("Panthera",)
+    # a bare singular is a mass noun, a substance: tritium is a hydrogen, not its class
+    assert link_question("Which element is tritium an isotope of?",
+                         kbs["isotopes"]).entities == ()
 
 
 @pytest.mark.parametrize(("question", "values"), [

@@ -132,7 +132,8 @@ def place_names(linked: Linked, kb) -> Linked:
 def group_names(linked: Linked, kb) -> Linked:
     """`linked` with the entity that a common noun of the question is a member or a kind of in
     WordNet (`relatives.groups_of`: "bats": Chiroptera, "minivan": van): a word of four
-    letters or more, no word of the schema, whose nearest group the KB names by exactly one
+    letters or more, no word of the schema nor a bare singular (a mass noun: "tritium" is a
+    hydrogen, not a class of things), whose nearest group the KB names by exactly one
     entity, a member of a concept of at most `VALUE_CONCEPT` members (a group or a class, not
     a thing), in a question that names no entity otherwise ("the Panthera cats" are Panthera's,
     not all carnivores)."""
@@ -144,7 +145,7 @@ def group_names(linked: Linked, kb) -> Linked:
     for m in re.finditer(r"\b[a-z]{4,}\b", linked.question):
         word = singular(m.group())
         if any(m.start() in r for r in taken) or word in schema or word in CONTENT_STOP_WORDS \
-                or m.group() in NOT_NAMES:
+                or m.group() in NOT_NAMES or _bare_singular(linked.question, m, word):
             continue
         for group in groups_of(word):
             named = {n for n in table.names(group) or () if n in classes}
@@ -153,6 +154,18 @@ def group_names(linked: Linked, kb) -> Linked:
                     found.append(((m.start(), m.end()), name))
                 break
     return _with_entities(linked, found)
+
+
+def _bare_singular(question: str, found: re.Match, word: str) -> bool:
+    """Whether a noun is said in the singular with no determiner or superlative before it:
+    a mass noun ("Does tritium decay?"), which names a substance, not a member of a class."""
+    before = re.findall(r"[a-z]+", question[:found.start()].lower())[-1:]
+    return word == found.group() and not (before and (before[0] in _DETERMINERS
+                                                      or before[0].endswith("est")))
+
+
+_DETERMINERS = frozenset({"a", "an", "the", "which", "what", "each", "every", "any", "this",
+                          "that", "one", "no"})
 
 
 @lru_cache(maxsize=8)
