@@ -31,7 +31,13 @@ from koplc.kopl.grounding.mentions import (
 )
 from koplc.kopl.ir import FilterConcept, FindAll
 from koplc.kopl.lexicon import (
-    CONTENT_STOP_WORDS, NOT_NAMES, WH_ANSWER_TYPES, WH_KINDS, asked_noun, plural, singular,
+    CONTENT_STOP_WORDS,
+    NOT_NAMES,
+    WH_ANSWER_TYPES,
+    WH_KINDS,
+    asked_noun,
+    plural,
+    singular,
 )
 from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import numbered

@@ -6,8 +6,9 @@ program, which reads some other property.
 Only a property asked in one of five plain shapes counts, since there the words can name
 nothing else: "the X of ENT" (or on, or for), "ENT's X", "what X is ENT", "who X-ed (the) ENT"
 (a verb and its object) and "how many X does ENT have", each ending the question (ENT: the
-linked entity, masked). X, of one to four words (two after a possessive), is compared by MiniLM cosine with every name of the KB's schema (relations, attributes,
-qualifier keys, concepts, as words), their words' verbs and agent nouns ("illustrator" for
+linked entity, masked). X, of one to four words (two after a possessive), is compared by
+MiniLM cosine with every name of the KB's schema (relations, attributes, qualifier keys,
+concepts, as words), their words' verbs and agent nouns ("illustrator" for
 "illustrated by") and their WordNet relatives (`koplc.kopl.relatives`); below `UNHELD` for all
 of them, the KB holds nothing like X.
 """

@@ -39,9 +39,9 @@ from koplc.kopl.ir import (
 from koplc.kopl.lexicon import (
     AS_AMOUNTS,
     AS_TIMES,
-    CONTENT_STOP_WORDS,
     COMPARATIVE_ADJECTIVES,
     COMPARATIVES,
+    CONTENT_STOP_WORDS,
     SUPERLATIVES,
     WH_KINDS,
     alternatives,
