@@ -523,6 +523,14 @@ def test_which_people_is_answered_with_names_not_a_value(frontend, kbs):
     assert sorted(set(compiled.answers)) == gold["answers"]
 
 
+def test_which_of_a_plural_name_is_answered_however_low_it_fits(frontend, kbs):
+    # "Hondas": the cars Honda makes; the one relation from Honda fits under `min_fit`
+    question = "Which Hondas are in the data?"
+    gold = _gold("cars", question)
+    compiled = frontend.compile(question, kbs["cars"])
+    assert sorted(set(compiled.answers)) == gold["answers"]
+
+
 def test_a_string_value_named_by_what_a_noun_is_a_kind_of_is_stated(frontend, kbs):
     # WordNet: a woman is a kind of female (and of adult): the sex female is stated
     question = "Which planets do the women in the saga come from?"

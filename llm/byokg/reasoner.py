@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -77,7 +78,8 @@ class ByokgOptions:
     `coverage`, `type_weight`, `order_weight`, `hop_cost`, `entity_cost` and `number_cost`
     weigh the terms of a program's fit (Reasoner.nearness); below `min_fit` for every
     program, the question is taken to ask for something the KB lacks, unless the best program
-    joins every entity it names, two or more (`joins_all`) (set on the development KBs' tune
+    joins every entity it names, two or more (`joins_all`), or gives the things a name written
+    in the plural stands for (`plural_name_answered`) (set on the development KBs' tune
     sets, the second written after the first had been worked on: the best of the thresholds
     from 0.9 to 1.2; all 900 MetaQA dev questions fit at 1.21 or more). `loop_cost`: a
     relation followed and straight back that no question word says costs this much where the
@@ -392,8 +394,9 @@ class Reasoner:
     def refuses(self, linked: Linked, found: list[Candidate], node: Node) -> bool:
         """Whether the search's refusal holds for `node`, another front end's program: no
         program the search `found` fits the question as well as `min_fit`, nor does `node`,
-        and `node` does not join every entity the question names (`joins_all`)."""
-        if self.fits(found) or joins_all(node, linked):
+        and `node` neither joins every entity the question names (`joins_all`) nor gives the
+        things a plural name stands for (`plural_name_answered`)."""
+        if self.fits(found) or joins_all(node, linked) or plural_name_answered(node, linked):
             return False
         return self.nearness([node], self.asked(linked))[0] < self.options.min_fit
 
@@ -477,7 +480,8 @@ class ByokgFrontEnd:
                             error="nothing found: no program from the question's entities "
                             "answers anything in the KB")
         fit_best = max(c.near for c in found)
-        if fit_best < self.options.min_fit and not joins_all(found[0].node, linked):
+        if fit_best < self.options.min_fit and not (joins_all(found[0].node, linked) or
+                                                     plural_name_answered(found[0].node, linked)):
             return Compiled(linked.question, self.name, failure="unfit", seconds=seconds,
                             error=f"nothing found: no program fits the question (best fit "
                             f"{fit_best:.2f} < {self.options.min_fit}); the KB may not hold "
@@ -510,6 +514,30 @@ def joins_all(node: Node, linked: Linked) -> bool:
     a question about what the KB lacks seldom names two things that the KB relates."""
     used = set(find_names(node))
     return len(used) >= 2 and set(linked.entities) <= used
+
+
+def plural_name_answered(node: Node, linked: Linked) -> bool:
+    """Whether the question asks which of a name written in the plural ("Which Hondas are in
+    the data?") and `node` gives the names of what one relation reaches from that name (the
+    cars Honda makes): a plural proper name stands for the things so related to it, which the
+    KB holds however low the program fits.
+
+    >>> q = Linked("Which Hondas are in the data?", ("Honda",), (), ((6, 12),))
+    >>> node = QueryName(input=Relate(input=Find(name="Honda"), relation="made by",
+    ...                                direction="backward"))
+    >>> plural_name_answered(node, q), plural_name_answered(node.input, q)
+    (True, False)
+    """
+    inner = node.input if node.op == "QueryName" else None
+    if inner is None or inner.op != "Relate" or inner.input.op != "Find":
+        return False
+    for (start, end), name in zip(linked.spans, linked.entities, strict=True):
+        if name != inner.input.name or not re.fullmatch(
+                r"\s*(?:which|what)\s+", linked.question[:start], re.IGNORECASE):
+            continue
+        said, own = linked.question[start:end].split(), name.replace("_", " ").split()
+        return bool(said and own) and said[-1] != own[-1] and said[-1] == plural(own[-1])
+    return False
 
 
 def open_frontend(settings: Settings) -> ByokgFrontEnd:
