@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import lru_cache
 
@@ -94,12 +95,9 @@ def derived_names(linked: Linked, kb) -> Linked:
     "rodent": Rodentia): a word of five letters or more outside the names linked and not a
     word of the schema, a name of a member of a concept of at most `VALUE_CONCEPT` members,
     and the two near in meaning (`DERIVED`)."""
-    taken = [range(s, e) for s, e in linked.spans]
-    schema = schema_words(kb)
     found = []
-    for m in re.finditer(r"[a-z]{5,}", linked.question):
-        stem = singular(m.group())
-        if any(m.start() in r for r in taken) or stem in schema or m.group() in NOT_NAMES:
+    for m, stem in _unlinked_words(linked, kb, r"[a-z]{5,}"):
+        if m.group() in NOT_NAMES:
             continue
         names = _value_names(kb).get(stem[:5], ())
         made = [n for n in names if n.lower().startswith(stem) and len(n) >= len(stem) + 2]
@@ -123,12 +121,9 @@ def place_names(linked: Linked, kb) -> Linked:
     a capitalised word outside the names linked and not a word of the schema, whose place or
     group the KB names by exactly one entity. Written in lower case, the word is left alone: a
     KB of films has one called "America"."""
-    taken = [range(s, e) for s, e in linked.spans]
-    schema, table = schema_words(kb), name_table(kb)
+    table = name_table(kb)
     found = []
-    for m in re.finditer(r"\b[A-Z][a-z]{2,}\b", linked.question):
-        if any(m.start() in r for r in taken) or singular(m.group().lower()) in schema:
-            continue
+    for m, _ in _unlinked_words(linked, kb, r"\b[A-Z][a-z]{2,}\b"):
         named = {n for place in whose(m.group()) for n in table.names(place) or ()}
         if len(named) == 1 and (name := named.pop()) not in linked.entities:
             found.append(((m.start(), m.end()), name))
@@ -145,13 +140,11 @@ def group_names(linked: Linked, kb) -> Linked:
     not all carnivores)."""
     if linked.entities:
         return linked
-    taken = [range(s, e) for s, e in linked.spans]
-    schema, table, classes = schema_words(kb), name_table(kb), _class_names(kb)
+    table, classes = name_table(kb), _class_names(kb)
     found = []
-    for m in re.finditer(r"\b[a-z]{4,}\b", linked.question):
-        word = singular(m.group())
-        if any(m.start() in r for r in taken) or word in schema or word in CONTENT_STOP_WORDS \
-                or m.group() in NOT_NAMES or _bare_singular(linked.question, m, word):
+    for m, word in _unlinked_words(linked, kb, r"\b[a-z]{4,}\b"):
+        if word in CONTENT_STOP_WORDS or m.group() in NOT_NAMES \
+                or _bare_singular(linked.question, m, word):
             continue
         for group in groups_of(word):
             named = {n for n in table.names(group) or () if n in classes}
@@ -160,6 +153,17 @@ def group_names(linked: Linked, kb) -> Linked:
                     found.append(((m.start(), m.end()), name))
                 break
     return _with_entities(linked, found)
+
+
+def _unlinked_words(linked: Linked, kb, pattern: str) -> Iterator[tuple[re.Match, str]]:
+    """The matches of `pattern` in the question outside the names linked, each with its word
+    in lower case and the singular, less the words of the KB's schema."""
+    taken = [range(s, e) for s, e in linked.spans]
+    schema = schema_words(kb)
+    for m in re.finditer(pattern, linked.question):
+        word = singular(m.group().lower())
+        if not any(m.start() in r for r in taken) and word not in schema:
+            yield m, word
 
 
 def _bare_singular(question: str, found: re.Match, word: str) -> bool:
