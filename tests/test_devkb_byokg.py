@@ -159,6 +159,13 @@ def _gold(kb: str, question: str) -> dict:
     raise AssertionError(f"not a question of {kb}: {question}")
 
 
+def _answered_right(frontend, kbs, kb: str, question: str):
+    """The question compiled on `kb`, once its answer set is checked against the gold one."""
+    compiled = frontend.compile(question, kbs[kb])
+    assert sorted(set(compiled.answers)) == _gold(kb, question)["answers"]
+    return compiled
+
+
 @pytest.fixture(scope="module")
 def frontend():
     return ByokgFrontEnd(None)
@@ -482,25 +489,20 @@ def test_a_superlative_reads_as_what_it_is_a_degree_of(kbs):
 ])
 def test_a_relation_asked_in_other_words(frontend, kbs, kb, question):
     # "ties", "connection": WordNet's relations between things, not only "related"
-    gold = _gold(kb, question)
-    compiled = frontend.compile(question, kbs[kb])
+    compiled = _answered_right(frontend, kbs, kb, question)
     assert compiled.final is not None and compiled.final.op == "QueryRelation"
-    assert sorted(set(compiled.answers)) == gold["answers"]
 
 
 def test_what_shares_a_fact_follows_the_relation_there_and_back(frontend, kbs):
     # "the same way as": the loop over how the cars are driven, not over their makers
     question = "Which automakers sell a car that is driven the same way as the Subaru Justy?"
-    gold = _gold("cars", question)
-    compiled = frontend.compile(question, kbs["cars"])
-    assert sorted(set(compiled.answers)) == gold["answers"]
+    _answered_right(frontend, kbs, "cars", question)
 
 
 def test_a_plain_question_with_a_modest_fit_is_answered(frontend, kbs):
     # "hails from" reads far from "homeworld": its fit is under 1.2 but over `min_fit`
     question = "Who hails from Corellia?"
-    gold = _gold("starwars", question)
-    assert sorted(set(frontend.compile(question, kbs["starwars"]).answers)) == gold["answers"]
+    _answered_right(frontend, kbs, "starwars", question)
 
 
 def test_a_city_inside_an_airports_name_links_the_airport(frontend, kbs):
@@ -508,37 +510,30 @@ def test_a_city_inside_an_airports_name_links_the_airport(frontend, kbs):
     from koplc.kopl.answering.linking import link_question
 
     question = "Which airlines go to Atlanta and also to Charlotte?"
-    gold = _gold("flights", question)
     linked = link_question(question, kbs["flights"])
     assert "Hartsfield Jackson Atlanta Intl" in linked.entities
-    assert sorted(set(frontend.compile(question, kbs["flights"]).answers)) == gold["answers"]
+    _answered_right(frontend, kbs, "flights", question)
 
 
 def test_which_people_is_answered_with_names_not_a_value(frontend, kbs):
     # "natives" is a person in WordNet: the characters' names, not their skin colour
     question = "Which Tatooine natives have blue eyes?"
-    gold = _gold("starwars", question)
-    compiled = frontend.compile(question, kbs["starwars"])
+    compiled = _answered_right(frontend, kbs, "starwars", question)
     assert compiled.final is not None and compiled.final.op == "QueryName"
-    assert sorted(set(compiled.answers)) == gold["answers"]
 
 
 def test_which_of_a_plural_name_is_answered_however_low_it_fits(frontend, kbs):
     # "Hondas": the cars Honda makes; the one relation from Honda fits under `min_fit`
     question = "Which Hondas are in the data?"
-    gold = _gold("cars", question)
-    compiled = frontend.compile(question, kbs["cars"])
-    assert sorted(set(compiled.answers)) == gold["answers"]
+    _answered_right(frontend, kbs, "cars", question)
 
 
 def test_a_string_value_named_by_what_a_noun_is_a_kind_of_is_stated(frontend, kbs):
     # WordNet: a woman is a kind of female (and of adult): the sex female is stated
     question = "Which planets do the women in the saga come from?"
-    gold = _gold("starwars", question)
-    compiled = frontend.compile(question, kbs["starwars"])
+    compiled = _answered_right(frontend, kbs, "starwars", question)
     assert ("FilterStr", "female") in {(n.op, getattr(n, "value", None))
                                        for _, n in compiled.final.walk()}
-    assert sorted(set(compiled.answers)) == gold["answers"]
 
 
 def test_each_number_is_compared_by_the_words_right_before_it(frontend, kbs):
@@ -554,8 +549,7 @@ def test_each_number_is_compared_by_the_words_right_before_it(frontend, kbs):
 def test_an_asked_noun_that_is_a_kind_of_the_answers_concept(frontend, kbs):
     # WordNet: a carmaker is a manufacturer; the makers, not the rear-wheel-drive cars
     question = "Which carmakers have a rear-wheel-drive car in the lineup?"
-    gold = _gold("cars", question)
-    assert sorted(set(frontend.compile(question, kbs["cars"]).answers)) == gold["answers"]
+    _answered_right(frontend, kbs, "cars", question)
 
 
 def test_a_comparative_of_time_alone_compares_times(frontend, kbs):
@@ -570,8 +564,7 @@ def test_a_name_is_not_the_noun_a_superlative_picks(frontend, kbs):
     # "Which Alaska Airlines jets": the noun is "jets", plural, so ties are all kept; the
     # airline's name ("Alaska") is no singular noun asking for one
     question = "Which Alaska Airlines jets seat the most passengers?"
-    gold = _gold("flights", question)
-    assert sorted(set(frontend.compile(question, kbs["flights"]).answers)) == gold["answers"]
+    _answered_right(frontend, kbs, "flights", question)
 
 
 @pytest.mark.parametrize(("kb", "question", "entity"), [
