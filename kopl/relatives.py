@@ -270,6 +270,18 @@ def compound_noun(first: str, second: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def knows(word: str) -> bool:
+    """Whether WordNet has the word (or its base form) in any part of speech: "Toyotas",
+    "films", "EPA"; not "Grogu". True without WordNet, which then knows nothing to deny.
+
+    >>> knows("Toyotas"), knows("Grogu")
+    (True, False)
+    """
+    wordnet = _wordnet()
+    return wordnet is None or bool(wordnet.synsets(word) or wordnet.synsets(word.lower()))
+
+
+@lru_cache(maxsize=4096)
 def names_one(word: str) -> bool:
     """Whether WordNet knows the word as a proper name: a noun sense that it writes capitalised
     and that is an instance of something (a city, a person): "Atlanta", "Dulles"; not "Fc".

@@ -42,7 +42,7 @@ from koplc.kopl.lexicon import (
 )
 from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import numbered
-from koplc.kopl.relatives import groups_of, kind_share, whose
+from koplc.kopl.relatives import groups_of, kind_share, knows, whose
 
 NOTHING_LINKS = "nothing found: the question names no entity or concept of the KB"
 
@@ -70,7 +70,7 @@ def link_question(question: str, kb) -> Linked:
     if not linked.entities and (unknown_name(linked.question)
                                 or unknown_numbered(linked.question, kb)):
         return replace(linked, concepts=())
-    if name_past(linked) is not None:
+    if name_past(linked) is not None or unknown_word(linked, kb) is not None:
         return replace(linked, entities=(), concepts=(), spans=())
     linked = _with_entities(linked, meant_values(linked, kb))
     if not linked.entities and not linked.concepts:
@@ -236,9 +236,8 @@ def name_past(linked: Linked) -> str | None:
     ...                  ((3, 17), (18, 23))))
     """
     text = linked.question
-    words = re.findall(r"[A-Za-z][\w'’-]*", text)
-    if sum(w[0].isupper() for w in words[1:]) * 2 > max(len(words) - 1, 1):
-        return None  # title case
+    if _title_case(text):
+        return None
     for found in _PROPER_NAME.finditer(text):
         start, end = found.span()
         inside = [(s, e) for s, e in linked.spans if s < end and start < e]
@@ -249,6 +248,71 @@ def name_past(linked: Linked) -> str | None:
         if rest and all(e <= end for _, e in inside):  # a span may take in "the" before
             return found.group(0).rstrip(".")
     return None
+
+
+def unknown_word(linked: Linked, kb) -> str | None:
+    """A word the question says past its first, outside the names it linked, that reads as a
+    name or an identifier no entity has: an identifier written as two or more of the KB's
+    entity names are (the same capitals, small letters and digits in the same order: "N999AA"
+    where the KB names planes "N537JB"), or, in a question that links no entity, a capitalised
+    word that WordNet does not know ("Grogu"), not the end of a longer name ("the Battle of
+    Yavin"). A word of the schema, its singular, a word of
+    capitals alone (an abbreviation: "MPG") and a question written in title case are left
+    alone.
+
+    >>> from koplc.kopl.grounding.mentions import Linked
+    >>> class KB:
+    ...     concept_names, relation_names, attr_index = lambda self: ["species"], [], {}
+    ...     name_to_nodes = {"N537JB": (1,), "N10156": (2,), "N16AA": (3,)}
+    >>> [unknown_word(Linked(q, (), ("species",), ()), KB()) for q in (
+    ...     "What species is Grogu?", "Which airline flies N999AA?", "Which Species Is Grogu?",
+    ...     "What is the highway MPG of Toyotas?", "How common is V-50?",
+    ...     "Which species lived before the Battle of Yavin?")]
+    ['Grogu', 'N999AA', None, None, None, None]
+    >>> unknown_word(Linked("What species is Yoda?", ("Yoda",), (), ((16, 20),)), KB())
+    """
+    text = linked.question
+    if _title_case(text):
+        return None
+    known, shapes = schema_words(kb), _identifier_shapes(kb)
+    for found in list(re.finditer(r"[A-Za-z0-9][\w'’-]*", text))[1:]:
+        if any(s <= found.start() < e for s, e in linked.spans):
+            continue
+        word = re.sub(r"['’]s?$", "", found.group())
+        if singular(word.lower()) in known:
+            continue
+        if _shape(word) in shapes or (not linked.entities and word[:1].isupper()
+                                      and any(c.islower() for c in word) and not knows(word)
+                                      and not _IN_A_NAME.search(text[:found.start()])):
+            return word
+    return None
+
+
+# A capitalised word past the first, maybe with "of (the)" after it: what follows is the end of
+# a longer name ("the Battle of Yavin"), not a name on its own.
+_IN_A_NAME = re.compile(r"\s[A-Z][\w'’-]*\s+(?:of\s+(?:the\s+)?)?$")
+
+
+def _shape(word: str) -> str:
+    """A word's letters and digits as runs of A (capitals), a (small letters) and 9 (digits),
+    other characters kept: "N537JB" is A9A."""
+    return re.sub(r"(A)A+|(a)a+|(9)9+", r"\1\2\3",
+                  re.sub(r"[A-Z]", "A", re.sub(r"[a-z]", "a", re.sub(r"\d", "9", word))))
+
+
+@lru_cache(maxsize=8)
+def _identifier_shapes(kb) -> frozenset[str]:
+    """The shapes (`_shape`) of two or more of the KB's one-word entity names that mix capitals
+    and digits: how the KB writes its identifiers."""
+    found = Counter(_shape(str(name)) for name in kb.name_to_nodes
+                    if re.fullmatch(r"(?=.*\d)(?=.*[A-Z])[\w-]+", str(name)))
+    return frozenset(shape for shape, n in found.items() if n >= 2)
+
+
+def _title_case(text: str) -> bool:
+    """Whether most words after the first are capitalised: capitals that mark no names."""
+    words = re.findall(r"[A-Za-z][\w'’-]*", text)
+    return sum(w[0].isupper() for w in words[1:]) * 2 > max(len(words) - 1, 1)
 
 
 def unknown_numbered(question: str, kb) -> str | None:
@@ -296,7 +360,8 @@ def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float],
             return None
         return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),
                         seconds=seconds)
-    name = unknown_name(linked.question) or unknown_numbered(linked.question, kb)
+    name = (unknown_name(linked.question) or unknown_numbered(linked.question, kb)
+            or unknown_word(linked, kb))
     error = f"nothing found: the KB has no entity named {name!r}" if name else NOTHING_LINKS
     return Compiled(linked.question, frontend, failure="link", error=error, seconds=seconds)
 
