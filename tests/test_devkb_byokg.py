@@ -590,3 +590,17 @@ def test_a_source_identifier_links_its_entity(frontend, kbs, kb, question, entit
     assert link_question(question, kbs[kb]).entities == (entity,)
     gold = _gold(kb, question)
     assert sorted(set(frontend.compile(question, kbs[kb]).answers)) == gold["answers"]
+
+
+@pytest.mark.parametrize(("question", "entities"), [
+    ("Which lives longer, manganese-53 or Al-26?", ("manganese-53", "aluminum-26")),
+    # "how many days" of a half-life kept in years: the value, not a count of decay modes
+    ("How many days does it take for half of a P-32 sample to decay?", ("phosphorus-32",)),
+])
+def test_a_code_joined_to_a_number_links_its_entity(frontend, kbs, question, entities):
+    # "Al" and "P" are symbols, a key of codes (one element each); the KB names the isotopes
+    # "aluminum-26", "phosphorus-32". Without the rule neither linked.
+    from koplc.kopl.answering.linking import link_question
+
+    assert link_question(question, kbs["isotopes"]).entities == entities
+    _answered_right(frontend, kbs, "isotopes", question)

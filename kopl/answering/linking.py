@@ -65,8 +65,8 @@ def link_question(question: str, kb) -> Linked:
     mention linker found neither; nothing when it names someone or something by a proper name
     that no entity has (`unknown_name`). A dataset's words that name nothing count only on that
     dataset's KB (`metaqa.lexicon_for`)."""
-    linked = group_names(place_names(derived_names(link(question, kb, lexicon_for(kb)), kb), kb),
-                         kb)
+    linked = group_names(place_names(coded_names(derived_names(
+        link(question, kb, lexicon_for(kb)), kb), kb), kb), kb)
     if not linked.entities and (unknown_name(linked.question)
                                 or unknown_numbered(linked.question, kb)):
         return replace(linked, concepts=())
@@ -113,6 +113,45 @@ def derived_names(linked: Linked, kb) -> Linked:
     kept = [f for f, w, n in zip(found, word_vectors, name_vectors, strict=True)
             if float(w @ n) >= DERIVED]
     return _with_entities(linked, [((s, e), n) for s, e, n in kept])
+
+
+def coded_names(linked: Linked, kb) -> Linked:
+    """`linked` with the entities named by a code joined to a number ("Ti-44": titanium-44):
+    a word outside the names linked, written as a code the KB holds (`_codes`: an element's
+    symbol) with a hyphen and a number after it, where the KB names an entity as the code's
+    holder's name and that number are written ("titanium-44", "titanium 44")."""
+    codes = _codes(kb)
+    if not codes:
+        return linked
+    table, found = name_table(kb), []
+    for m in re.finditer(r"(?<![\w-])([A-Z][A-Za-z]{0,3})-(\d+)(?![\w-])", linked.question):
+        holder = codes.get(m.group(1))
+        if holder is None or any(s <= m.start() < e for s, e in linked.spans):
+            continue
+        named = table.names(f"{holder} {m.group(2)}") or ()
+        if len(named) == 1 and named[0] not in linked.entities:
+            found.append(((m.start(), m.end()), named[0]))
+    return _with_entities(linked, found)
+
+
+# The fewest entities whose values of a key make it a key of codes (`_codes`).
+_CODED = 5
+
+
+@lru_cache(maxsize=8)
+def _codes(kb) -> dict[str, str]:
+    """The KB's codes, each to the name of the one entity that holds it: the values of a key
+    of strings that at least `_CODED` entities hold, each a word of at most four letters
+    beginning with a capital and held by one entity alone (an element's symbol, an airport's
+    letters)."""
+    codes: dict[str, str] = {}
+    for facts in kb.attr_index.values():
+        held = {fact[1].value: node for node, node_facts in facts.items() for fact in node_facts
+                if fact[1].type == "string"}
+        if len(held) >= _CODED and len(held) == len(facts) and all(
+                isinstance(v, str) and re.fullmatch(r"[A-Z][A-Za-z]{0,3}", v) for v in held):
+            codes.update((v, kb.names[node]) for v, node in held.items())
+    return codes
 
 
 def place_names(linked: Linked, kb) -> Linked:

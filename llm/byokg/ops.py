@@ -376,14 +376,14 @@ def _time_picks(cue: Cues) -> list[type[Node]]:
 
 
 def measure_said(kb, key: str, question: str) -> bool:
-    """Whether a how-many question asks for `key`'s value: it counts the key's usual unit
-    ("how many kelvin", "how many hours"), it says the key itself, in the singular or the plural ("how many seats"), or asks
+    """Whether a how-many question asks for `key`'s value: it counts the key's usual unit or
+    one that converts to it ("how many kelvin", "how many days" of a half-life in years), it says the key itself, in the singular or the plural ("how many seats"), or asks
     how many of a unit of measure that the key's name holds ("how many years" of a birth year
     stored with no unit)."""
     unit, text = _key_facts(kb).get(key, ("", "", None))[1], question.lower()
     asked = _HOW_MANY_OF.search(text)
-    if unit and unit != "1" and asked and singular(asked.group(1)) == unit.lower():
-        return True  # "how many hours" of a key in hours
+    if unit and unit != "1" and asked and _same_dimension(singular(asked.group(1)), unit):
+        return True  # "how many hours" of a key in hours, "how many days" of one in years
     phrase = words(key).lower()
     if kb.key_type.get(key) != "quantity":
         return False
@@ -391,6 +391,13 @@ def measure_said(kb, key: str, question: str) -> bool:
         return True
     return asked is not None and sympy_unit(asked.group(1)) is not None \
         and singular(asked.group(1)) in phrase.split()
+
+
+def _same_dimension(said: str, unit: str) -> bool:
+    """Whether a word a how-many question counts is `unit` or a unit that converts to it."""
+    from koplc.kopl.units import factor
+
+    return said == unit.lower() or factor(said, unit) is not None
 
 
 # The noun a how-many question counts ("how many years ...").
