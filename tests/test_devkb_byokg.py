@@ -604,3 +604,16 @@ def test_a_code_joined_to_a_number_links_its_entity(frontend, kbs, question, ent
 
     assert link_question(question, kbs["isotopes"]).entities == entities
     _answered_right(frontend, kbs, "isotopes", question)
+
+
+@pytest.mark.parametrize(("kb", "question"), [
+    ("starwars", "How many characters have no hair at all?"),  # hair_color "none"
+    # spin "0", a string value said as a number
+    ("isotopes", "Which titanium isotopes have zero spin and make up over six percent of "
+                 "natural titanium?"),
+])
+def test_a_string_value_said_as_none_or_as_a_number_is_stated(frontend, kbs, kb, question):
+    # without the rule no filter on the string value was built: every character was counted,
+    # the spin left out
+    compiled = _answered_right(frontend, kbs, kb, question)
+    assert "FilterStr" in compiled.raw

@@ -55,6 +55,7 @@ from koplc.kopl.lexicon import (
     says_sameness,
     singular,
 )
+from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import in_scale, ordinals_in, quantities_in
 from koplc.kopl.registry import op_for, ops_of
 from koplc.kopl.relatives import kind_share, kinds_of, says_relatedness
@@ -419,14 +420,15 @@ def _unit_of(said: str, usual: str) -> str:
 
 
 def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
-            span: tuple[float, float] | None = None) -> Iterator[tuple[str, str]]:
+            span: tuple[float, float] | None = None, key: str = "") -> Iterator[tuple[str, str]]:
     """The (value, comparator) pairs the question states for a key of `kind`: a number in the
     key's usual unit for a quantity, a year for a date, each with the comparators its words
     give, or with the one the words right before it say (`Cues.bounds`); in the unit said with
     it where that converts to the key's; for a key kept as bare numbers within `span`,
     restated in the SI unit that brings it within, `units.bare_number`: "2.5 metres" of
-    heights 66 to 264 is 250); a string value of the key that the question says as a word
-    (compared by "=")."""
+    heights 66 to 264 is 250); a string value of the key that the question says as a word,
+    or as a number ("zero spin": "0"), or "none" where it says there is no such thing as the
+    `key` names ("no hair" of a hair colour) (compared by "=")."""
     if kind == "quantity":
         for number, said, bound in zip(cue.numbers, cue.units or ("",) * len(cue.numbers),
                                        cue.bounds or ("",) * len(cue.numbers), strict=True):
@@ -443,8 +445,18 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
                 yield number, comparator
     elif kind == "string":
         for value in sorted(s for s in strings
-                            if s and (_said(cue.text, s) or s.lower() in cue.kinds)):
+                            if s and (_said(cue.text, s) or s.lower() in cue.kinds
+                                      or s in cue.numbers
+                                      or (s.lower() == "none" and _says_none(cue.text, key)))):
             yield value, "="
+
+
+def _says_none(text: str, key: str) -> bool:
+    """Whether the question says there is no such thing as a word of `key` names: "no hair",
+    "without any hair" of a hair colour."""
+    named = {singular(w.lower()) for w in name_head(key)} if key else set()
+    return any(singular(m.group(1)) in named
+               for m in re.finditer(r"\b(?:no|without(?:\s+any)?)\s+([a-z]+)", text.lower()))
 
 
 def _op(family: str, key_type: str) -> type[Node]:
@@ -455,7 +467,7 @@ def _op(family: str, key_type: str) -> type[Node]:
 def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
     """The attribute filters of `node` whose values the question states (`_stated`)."""
     for key, (kind, unit, strings) in sorted(_key_facts(kb).items()):
-        for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key)):
+        for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key), key):
             if kind == "string":
                 yield FilterStr(input=node, key=key, value=value)
             else:
@@ -480,7 +492,8 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
     if cue.yes_no:
         for key, (kind, unit, strings) in sorted(facts.items()):
             attr = QueryAttr(input=node, key=key)
-            for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key)):
+            for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key),
+                                             key):
                 if kind == "string":
                     yield VerifyStr(input=attr, value=value)
                 else:
@@ -577,7 +590,7 @@ def qualifier_filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
         return
     for qkey in sorted(by_relation.get(node.relation, ())):
         kind, unit, strings = keys[qkey]
-        for value, comparator in _stated(kind, unit, strings, cue):
+        for value, comparator in _stated(kind, unit, strings, cue, key=qkey):
             family = "qfilter"
             yield (op_for(family, "string")(input=node, qkey=qkey, qvalue=value)
                    if kind == "string" else
