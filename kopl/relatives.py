@@ -221,6 +221,25 @@ def kinds_of(noun: str, levels: int = 3) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=4096)
+def classifies(noun: str) -> bool:
+    """Whether a noun's first WordNet sense is a kind, or a kind of kind: "which kinds (sorts,
+    types) of X" asks for classes by name, not for an amount. False without WordNet.
+
+    >>> classifies("kinds"), classifies("types"), classifies("members")
+    (True, True, False)
+    """
+    from koplc.kopl.lexicon import singular
+
+    wordnet = _wordnet()
+    senses = wordnet.synsets(singular(noun.lower()), pos="n")[:1] if wordnet else []
+    return any(s.name() == _KIND or any(h.name() == _KIND for h in s.hypernyms())
+               for s in senses)
+
+
+_KIND = "kind.n.01"
+
+
 def modifies(word: str, following: str) -> bool:
     """Whether `word` is a modifier of the noun `following` rather than a noun itself, by
     WordNet: `following` can be a noun, and `word` is used more as an adjective or a verb

@@ -617,3 +617,11 @@ def test_a_string_value_said_as_none_or_as_a_number_is_stated(frontend, kbs, kb,
     # the spin left out
     compiled = _answered_right(frontend, kbs, kb, question)
     assert "FilterStr" in compiled.raw
+
+
+def test_which_kinds_of_something_asks_for_classes_not_an_amount(frontend, kbs):
+    # the number of engines read as near as the engine type (1.73 both); "what kinds of"
+    # asks for classes by name, so the count of engines gives way
+    question = "What kinds of engines power the fleets of the airlines that fly to Dulles?"
+    compiled = _answered_right(frontend, kbs, "flights", question)
+    assert "engine_type" in compiled.raw

@@ -58,7 +58,7 @@ from koplc.kopl.lexicon import (
 from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import in_scale, ordinals_in, quantities_in
 from koplc.kopl.registry import op_for, ops_of
-from koplc.kopl.relatives import kind_share, kinds_of, says_relatedness
+from koplc.kopl.relatives import classifies, kind_share, kinds_of, says_relatedness
 from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.units import bare_number, sympy_unit
 from koplc.kopl.values import DATE, YEAR
@@ -114,6 +114,9 @@ class Cues:
     """What WordNet says the question's common nouns are kinds of, one level up ("women":
     female, adult): a string value so named is stated ("Which women have black hair?": a sex
     of female)."""
+    classes: bool = False
+    """Whether the question asks which or what kinds (sorts, types) of something
+    (`relatives.classifies`): it asks for classes by name, not for an amount or a count."""
     sameness: bool = False
     """Whether the question asks for what shares a fact ("the same planet as ENT",
     `lexicon.says_sameness`): a relation followed there and straight back is said."""
@@ -218,6 +221,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(outside),
                 graded=graded(unnamed), where=_WHERE.match(question) is not None,
                 bounds=bounds, sameness=says_sameness(question),
+                classes=any(classifies(w) for w in _CLASSES_OF.findall(question.lower())),
                 kinds=frozenset(k for w in re.findall(r"\b[a-z]{3,}\b", outside)
                                 if w not in CONTENT_STOP_WORDS for k in kinds_of(w, 1)))
 
@@ -225,6 +229,10 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
 # A comparative said right before a number ("more than", "under"), which compares that number.
 _RIGHT_BEFORE = {c: re.compile(rf"\b(?:{'|'.join(COMPARATIVES[c])})(?:\s+than)?\s+$",
                                re.IGNORECASE) for c in (Comparator.GT, Comparator.LT)}
+
+
+# The noun a which- or what-question asks "of" something ("what kinds of engines").
+_CLASSES_OF = re.compile(r"\b(?:which|what)\s+([a-z]+)\s+of\b")
 
 
 # A question that opens with who, whom or whose ("Who's", "To whom").
@@ -271,10 +279,14 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
     comparative a SelectBetween or the names of the ArgMax or ArgMin of two (of two times only,
     when its one comparative is of time: "which is newer"), when there are such candidates; a
     question asking who or where something is, no count and no time or amount of `kb`'s; one
-    asking which people (`Cues.someone`), no count and no value; and a how-many question that
+    asking which people (`Cues.someone`), no count and no value; one asking which kinds of
+    something (`Cues.classes`), no count and no time or amount; and a how-many question that
     says a quantity key of the KB and states no number, that key's value over a count."""
     if (cue.who or cue.where) and not cue.yes_no:
         candidates = [c for c in candidates if not _time_or_amount(node_of(c), kb)] or candidates
+    if cue.classes and not (cue.yes_no or cue.how_many):  # classes by name: no amount
+        candidates = [c for c in candidates if node_of(c).op != "Count"
+                      and not _time_or_amount(node_of(c), kb)] or candidates
     if cue.someone and not cue.yes_no:  # people are entities: no value, no count
         candidates = [c for c in candidates if node_of(c).op != "Count"
                       and not node_of(c).op.startswith("QueryAttr")] or candidates
