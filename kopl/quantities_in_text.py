@@ -57,6 +57,8 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
     ['1998']
     >>> [q.value for q in quantities_in("Does it seat more than a dozen people?")]
     ['12']
+    >>> [q.value for q in quantities_in("Who was named star baker more than twice?")]
+    ['2']
     """
     tokens = [_Token(m) for m in _TOKEN.finditer(text)]
     found: list[QuantityInText] = []
@@ -68,7 +70,8 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
         elif _is_number_word(tokens[i].word):
             pieces, i = _worded(text, tokens, i)
             found.extend(pieces)
-        elif (one := _a_unit(text, tokens, i) or _a_numeral(text, tokens, i)) is not None:
+        elif (one := _a_unit(text, tokens, i) or _a_numeral(text, tokens, i)
+               or _times(tokens, i)) is not None:
             found.append(one[0])
             i = one[1]
         else:
@@ -236,6 +239,20 @@ def _a_numeral(text: str, tokens: list[_Token], i: int) -> tuple[QuantityInText,
         return None
     unit, after = _unit_after(text, tokens, i + 2)
     return QuantityInText(str(value), tokens[i].start, tokens[after - 1].end, unit), after
+
+
+def _times(tokens: list[_Token], i: int) -> tuple[QuantityInText, int] | None:
+    """An adverb that says a number of times ("twice": 2, `relatives.times`) and the index
+    after it; None for any other word."""
+    word = tokens[i].word
+    if not word or word in _FUNCTION_WORDS:
+        return None
+    from koplc.kopl.relatives import times  # WordNet, read once needed
+
+    value = times(word)
+    if value is None:
+        return None
+    return QuantityInText(str(value), tokens[i].start, tokens[i].end, ""), i + 1
 
 
 # Digits.

@@ -400,3 +400,18 @@ def numeral(noun: str) -> int | None:
     senses = wordnet.synsets(noun.lower(), pos="n")[:1] if wordnet else []
     digits = [x for s in senses for x in s.lemma_names() if x.isdigit()]
     return int(digits[0]) if digits else None
+
+
+@lru_cache(maxsize=4096)
+def times(adverb: str) -> int | None:
+    """How many times an adverb's first WordNet sense says, where WordNet defines it as a
+    number of times ("twice": two times, 2; "thrice": 3); None for any other word ("once" is
+    first "on one occasion", as often "formerly"), or without WordNet.
+
+    >>> times("twice"), times("thrice"), times("once"), times("often")
+    (2, 3, None, None)
+    """
+    wordnet = _wordnet()
+    senses = wordnet.synsets(adverb.lower(), pos="r")[:1] if wordnet else []
+    said = [m.group(1) for s in senses if (m := re.fullmatch(r"(\w+) times", s.definition()))]
+    return numeral(said[0]) if said else None
