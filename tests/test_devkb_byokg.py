@@ -625,3 +625,11 @@ def test_which_kinds_of_something_asks_for_classes_not_an_amount(frontend, kbs):
     question = "What kinds of engines power the fleets of the airlines that fly to Dulles?"
     compiled = _answered_right(frontend, kbs, "flights", question)
     assert "engine_type" in compiled.raw
+
+
+def test_a_person_noun_links_what_who_would_and_its_stated_value_is_kept(frontend, kbs):
+    # "women" is near no concept's name; as a person it links what "who" would (character),
+    # and the sex it states (female, what WordNet says a woman is) is no longer left out
+    question = "Which women have black hair?"
+    compiled = _answered_right(frontend, kbs, "starwars", question)
+    assert "female" in compiled.raw and "black" in compiled.raw

@@ -445,16 +445,26 @@ def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str
     noun, concepts = asked_noun(question), kb.concept_names()
     if noun is None or not concepts:
         return ()
+    names = [" ".join(name_head(c)).lower() for c in concepts]
+    near = _near_concepts(noun, names, concepts, least)
+    if near or noun in WH_ANSWER_TYPES.values():
+        return near
+    # a noun mostly of the kind a wh-word asks for ("which women": a person) means what that
+    # wh-word would ("who": the KB's characters)
+    kinds = [word for word, kind in WH_KINDS.items() if (kind_share(noun, kind) or 0) >= 0.5]
+    near = _near_concepts(kinds[0], names, concepts, least) if len(kinds) == 1 else ()
+    return near or _only_of_its_kind(noun, names, concepts)
+
+
+def _near_concepts(noun: str, names: list[str], concepts, least: float) -> tuple[str, ...]:
+    """The `concepts` whose `names` are at a cosine of at least `least` with `noun`, nearest
+    first."""
     # Imported here: MiniLM (and torch) load only for a question that needs them.
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
-    names = [" ".join(name_head(c)).lower() for c in concepts]
     cosines = embedder.encode_queries(names) @ embedder.encode_queries([noun])[0]
     ranked = sorted(zip(cosines, concepts, strict=True), key=lambda pair: -pair[0])
-    near = tuple(c for cosine, c in ranked if cosine >= least)
-    if near or noun in WH_ANSWER_TYPES.values():
-        return near
-    return _only_of_its_kind(noun, names, concepts)
+    return tuple(c for cosine, c in ranked if cosine >= least)
 
 
 def meant_senses(linked: Linked) -> dict[str, tuple[str, ...]]:

@@ -463,6 +463,25 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
             yield value, "="
 
 
+def strings_left_out(node: Node, kb, cue: Cues) -> int:
+    """How many of the string values the question states (`_stated`: said as words, as what a
+    noun is a kind of, as a number, as "no" such thing) no filter or check of `node` uses:
+    "Which women have black hair?" states female and black."""
+    stated = _stated_strings(kb, cue)
+    if not stated:
+        return 0
+    used = {str(getattr(n, field)) for _, n in node.walk() if (field := n.value_field())}
+    return len(stated - used)
+
+
+@lru_cache(maxsize=64)
+def _stated_strings(kb, cue: Cues) -> frozenset[str]:
+    """The string values the question states (`strings_left_out`), once a question."""
+    return frozenset(value for key, (kind, unit, strings) in _key_facts(kb).items()
+                     if kind == "string" for value, _ in _stated(kind, unit, strings, cue,
+                                                                  key=key))
+
+
 def _says_none(text: str, key: str) -> bool:
     """Whether the question says there is no such thing as a word of `key` names: "no hair",
     "without any hair" of a hair colour."""

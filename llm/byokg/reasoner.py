@@ -61,6 +61,7 @@ from koplc.llm.byokg.ops import (
     pair_ops,
     picked_one,
     relation_qualifiers,
+    strings_left_out,
 )
 from koplc.llm.byokg.space import FINISHING, admissible, expansions, fits
 from koplc.llm.lm.scoring import inverse_consistency
@@ -296,11 +297,13 @@ class Reasoner:
                           )[:opts.beam]
         finished = picked_one(cue, offered(cue, answer_kind(
             cue, finished, lambda c: c.node, self.kb), lambda c: c.answer), lambda c: c.answer)
-        # Each number the question states that a program leaves out costs `number_cost`; "not
-        # sure" decides nothing: a program answering it gives way to one that decides and fits
-        # within `unsure_cost` (its values of a key both pass and fail the test).
+        # Each number or string value the question states that a program leaves out costs
+        # `number_cost`; "not sure" decides nothing: a program answering it gives way to one
+        # that decides and fits within `unsure_cost` (its values of a key both pass and fail
+        # the test).
         finished = [replace(c, score=c.score
-                            - opts.number_cost * fit.values_used(c.node, cue.stated)[0]
+                            - opts.number_cost * (fit.values_used(c.node, cue.stated)[0]
+                                                  + strings_left_out(c.node, self.kb, cue))
                             - opts.unsure_cost * (c.answer == ("not sure",)))
                     for c in finished]
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
