@@ -633,3 +633,10 @@ def test_a_person_noun_links_what_who_would_and_its_stated_value_is_kept(fronten
     question = "Which women have black hair?"
     compiled = _answered_right(frontend, kbs, "starwars", question)
     assert "female" in compiled.raw and "black" in compiled.raw
+
+
+def test_which_of_a_plural_name_asks_for_things_not_a_value(frontend, kbs):
+    # "sale" read as near a price (1.02) as the cars Mazda makes (0.86); "which Mazdas" asks
+    # for the cars by name, so no price (and no count) answers it
+    compiled = _answered_right(frontend, kbs, "cars", "Which Mazdas were on sale in 1993?")
+    assert compiled.program.op == "QueryName"

@@ -297,6 +297,9 @@ class Reasoner:
                           )[:opts.beam]
         finished = picked_one(cue, offered(cue, answer_kind(
             cue, finished, lambda c: c.node, self.kb), lambda c: c.answer), lambda c: c.answer)
+        if plural_name_asked(linked) is not None:  # things by name: no value, no count
+            finished = [c for c in finished if c.node.op != "Count"
+                        and not c.node.op.startswith("QueryAttr")] or finished
         # Each number or string value the question states that a program leaves out costs
         # `number_cost`; "not sure" decides nothing: a program answering it gives way to one
         # that decides and fits within `unsure_cost` (its values of a key both pass and fail
@@ -532,15 +535,24 @@ def plural_name_answered(node: Node, linked: Linked) -> bool:
     (True, False)
     """
     inner = node.input if node.op == "QueryName" else None
-    if inner is None or inner.op != "Relate" or inner.input.op != "Find":
-        return False
-    for (start, end), name in zip(linked.spans, linked.entities, strict=True):
-        if name != inner.input.name or not re.fullmatch(
-                r"\s*(?:which|what)\s+", linked.question[:start], re.IGNORECASE):
+    return (inner is not None and inner.op == "Relate" and inner.input.op == "Find"
+            and inner.input.name == plural_name_asked(linked))
+
+
+def plural_name_asked(linked: Linked) -> str | None:
+    """The linked name the question asks "which" or "what" of, written in the plural ("Which
+    Hondas are in the data?": Honda); None when it asks of none. It asks for things by name,
+    not for a value or a count."""
+    for start, end in linked.spans:  # a name said twice has two spans
+        said = linked.question[start:end].split()
+        if not said or not re.fullmatch(r"\s*(?:which|what)\s+", linked.question[:start],
+                                        re.IGNORECASE):
             continue
-        said, own = linked.question[start:end].split(), name.replace("_", " ").split()
-        return bool(said and own) and said[-1] != own[-1] and said[-1] == plural(own[-1])
-    return False
+        for name in linked.entities:
+            own = name.replace("_", " ").split()
+            if own and said[-1] != own[-1] and said[-1] == plural(own[-1]):
+                return name
+    return None
 
 
 def open_frontend(settings: Settings) -> ByokgFrontEnd:
