@@ -221,6 +221,9 @@ def kinds_of(noun: str, levels: int = 3) -> frozenset[str]:
     return frozenset(found)
 
 
+_KIND = "kind.n.01"
+
+
 @lru_cache(maxsize=4096)
 def classifies(noun: str) -> bool:
     """Whether a noun's first WordNet sense is a kind, or a kind of kind: "which kinds (sorts,
@@ -235,9 +238,6 @@ def classifies(noun: str) -> bool:
     senses = wordnet.synsets(singular(noun.lower()), pos="n")[:1] if wordnet else []
     return any(s.name() == _KIND or any(h.name() == _KIND for h in s.hypernyms())
                for s in senses)
-
-
-_KIND = "kind.n.01"
 
 
 def modifies(word: str, following: str) -> bool:

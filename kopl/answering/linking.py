@@ -295,9 +295,8 @@ def unknown_word(linked: Linked, kb) -> str | None:
     entity names are (the same capitals, small letters and digits in the same order: "N999AA"
     where the KB names planes "N537JB"), or, in a question that links no entity, a capitalised
     word that WordNet does not know ("Grogu"), not the end of a longer name ("the Battle of
-    Yavin"). A word of the schema, its singular, a word of
-    capitals alone (an abbreviation: "MPG") and a question written in title case are left
-    alone.
+    Yavin"). A word of the schema, its singular, a word of capitals alone (an abbreviation:
+    "MPG") and a question written in title case are left alone.
 
     >>> from koplc.kopl.grounding.mentions import Linked
     >>> class KB:

@@ -390,9 +390,10 @@ def _time_picks(cue: Cues) -> list[type[Node]]:
 
 def measure_said(kb, key: str, question: str) -> bool:
     """Whether a how-many question asks for `key`'s value: it counts the key's usual unit or
-    one that converts to it ("how many kelvin", "how many days" of a half-life in years), it says the key itself, in the singular or the plural ("how many seats"), or asks
-    how many of a unit of measure that the key's name holds ("how many years" of a birth year
-    stored with no unit)."""
+    one that converts to it ("how many kelvin", "how many days" of a half-life in years), it
+    says the key itself, in the singular or the plural ("how many seats"), or asks how many of
+    a unit of measure that the key's name holds ("how many years" of a birth year stored with
+    no unit)."""
     unit, text = _key_facts(kb).get(key, ("", "", None))[1], question.lower()
     asked = _HOW_MANY_OF.search(text)
     if unit and unit != "1" and asked and _same_dimension(singular(asked.group(1)), unit):
