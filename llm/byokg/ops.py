@@ -113,7 +113,8 @@ class Cues:
     kinds: frozenset[str] = frozenset()
     """What WordNet says the question's common nouns are kinds of, one level up ("women":
     female, adult): a string value so named is stated ("Which women have black hair?": a sex
-    of female)."""
+    of female). A lemma of one letter is an abbreviation (hydrogen's "H"), not a kind's name,
+    and is left out."""
     classes: bool = False
     """Whether the question asks which or what kinds (sorts, types) of something
     (`relatives.classifies`): it asks for classes by name, not for an amount or a count."""
@@ -223,7 +224,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 bounds=bounds, sameness=says_sameness(question),
                 classes=any(classifies(w) for w in _CLASSES_OF.findall(question.lower())),
                 kinds=frozenset(k for w in re.findall(r"\b[a-z]{3,}\b", outside)
-                                if w not in CONTENT_STOP_WORDS for k in kinds_of(w, 1)))
+                                if w not in CONTENT_STOP_WORDS for k in kinds_of(w, 1)
+                                if len(k) > 1))
 
 
 # A comparative said right before a number ("more than", "under"), which compares that number.
