@@ -126,7 +126,7 @@ def coded_names(linked: Linked, kb) -> Linked:
     table, found = name_table(kb), []
     for m in re.finditer(r"(?<![\w-])([A-Z][A-Za-z]{0,3})-(\d+)(?![\w-])", linked.question):
         holder = codes.get(m.group(1))
-        if holder is None or any(s <= m.start() < e for s, e in linked.spans):
+        if holder is None or _in_a_name(linked, m.start()):
             continue
         named = table.names(f"{holder} {m.group(2)}") or ()
         if len(named) == 1 and named[0] not in linked.entities:
@@ -197,12 +197,16 @@ def group_names(linked: Linked, kb) -> Linked:
 def _unlinked_words(linked: Linked, kb, pattern: str) -> Iterator[tuple[re.Match, str]]:
     """The matches of `pattern` in the question outside the names linked, each with its word
     in lower case and the singular, less the words of the KB's schema."""
-    taken = [range(s, e) for s, e in linked.spans]
     schema = schema_words(kb)
     for m in re.finditer(pattern, linked.question):
         word = singular(m.group().lower())
-        if not any(m.start() in r for r in taken) and word not in schema:
+        if not _in_a_name(linked, m.start()) and word not in schema:
             yield m, word
+
+
+def _in_a_name(linked: Linked, position: int) -> bool:
+    """Whether the question's character at `position` lies inside a name it linked."""
+    return any(start <= position < end for start, end in linked.spans)
 
 
 def _bare_singular(question: str, found: re.Match, word: str) -> bool:
@@ -314,7 +318,7 @@ def unknown_word(linked: Linked, kb) -> str | None:
         return None
     known, shapes = schema_words(kb), _identifier_shapes(kb)
     for found in list(re.finditer(r"[A-Za-z0-9][\w'’-]*", text))[1:]:
-        if any(s <= found.start() < e for s, e in linked.spans):
+        if _in_a_name(linked, found.start()):
             continue
         word = re.sub(r"['’]s?$", "", found.group())
         if singular(word.lower()) in known:
