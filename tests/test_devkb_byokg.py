@@ -640,3 +640,10 @@ def test_which_of_a_plural_name_asks_for_things_not_a_value(frontend, kbs):
     # for the cars by name, so no price (and no count) answers it
     compiled = _answered_right(frontend, kbs, "cars", "Which Mazdas were on sale in 1993?")
     assert compiled.program.op == "QueryName"
+
+
+def test_first_in_a_question_asking_for_a_time_says_which_time(frontend, kbs):
+    # "first" read as the earlier of times kept only picks (the isotope of titanium found
+    # first); a question asking in what year asks for a time, which a pick does not give
+    compiled = _answered_right(frontend, kbs, "isotopes", "In what year was Ti-44 first observed?")
+    assert compiled.program.op == "QueryAttr"

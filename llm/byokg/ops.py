@@ -118,6 +118,10 @@ class Cues:
     classes: bool = False
     """Whether the question asks which or what kinds (sorts, types) of something
     (`relatives.classifies`): it asks for classes by name, not for an amount or a count."""
+    when: bool = False
+    """Whether the question asks for a time: it opens with "when", or its which- or
+    what-question's noun is a time in most of its WordNet senses ("in what year"). Its "first"
+    or "earlier" then says which time ("when was ENT first observed"), not which thing to pick."""
     sameness: bool = False
     """Whether the question asks for what shares a fact ("the same planet as ENT",
     `lexicon.says_sameness`): a relation followed there and straight back is said."""
@@ -221,7 +225,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(outside),
                 graded=graded(unnamed), where=_WHERE.match(question) is not None,
-                bounds=bounds, sameness=says_sameness(question),
+                bounds=bounds, sameness=says_sameness(question), when=_asks_for_time(question),
                 classes=any(classifies(w) for w in _CLASSES_OF.findall(question.lower())),
                 kinds=frozenset(k for w in re.findall(r"\b[a-z]{3,}\b", outside)
                                 if w not in CONTENT_STOP_WORDS for k in kinds_of(w, 1)
@@ -239,6 +243,7 @@ _CLASSES_OF = re.compile(r"\b(?:which|what)\s+([a-z]+)\s+of\b")
 
 # A question that opens with who, whom or whose ("Who's", "To whom").
 _WHO = re.compile(r"\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
+_WHEN = re.compile(r"\s*(?:\w+\s+)?when\b", re.IGNORECASE)
 _WHERE = re.compile(r"\s*where\s+(?:is|are|was|were)\b", re.IGNORECASE)
 
 
@@ -307,7 +312,8 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
         ("SelectAmong", "SelectBetween", *_PICKS) if cue.most or cue.least or cue.graded_most
         or (aged and not cue.numbers) else (
             ("SelectBetween", *_PICKS) if (cue.more or cue.less or cue.graded_more)
-            and not timed else (_PICKS if (cue.earlier or cue.later) and not aged else ())))
+            and not timed else (_PICKS if (cue.earlier or cue.later) and not aged
+                                and not cue.when else ())))
     kept = [c for c in candidates if _last_op(node_of(c)) in wanted]
     return kept or candidates
 
@@ -368,6 +374,20 @@ def _asks_for_people(question: str) -> bool:
     noun = None if _WHO.match(question) or asks_how_many(question) else asked_noun(question)
     return noun is not None and noun not in WH_KINDS and (
         kind_share(noun, WH_KINDS["person"]) or 0.0) >= 0.5
+
+
+def _asks_for_time(question: str) -> bool:
+    """Whether the question opens with "when" or its which- or what-question's noun is a time
+    in most of its WordNet senses.
+
+    >>> [_asks_for_time(q) for q in ("When did ENT open?", "In what year was ENT found?",
+    ...                              "Which isotope was first found?")]
+    [True, True, False]
+    """
+    if _WHEN.match(question):
+        return True
+    noun = None if asks_how_many(question) else asked_noun(question)
+    return noun is not None and (kind_share(noun, WH_KINDS["year date"]) or 0.0) >= 0.5
 
 
 def _time_or_amount(node: Node, kb) -> bool:
