@@ -20,6 +20,7 @@ import re
 
 import numpy as np
 
+from koplc.kopl.execution.judge import find_names
 from koplc.kopl.exploration.readings import words
 from koplc.kopl.ir import Node
 from koplc.kopl.lexicon import (
@@ -254,6 +255,24 @@ def order(similarity, least: float = 0.6) -> float:
     if not pairs:
         return 0.0
     return sum(1 if a < b else -1 for a, b in pairs) / len(pairs)
+
+
+def names_used(node: Node) -> set[str]:
+    """The names a program starts from and the string values it states: a value may be a
+    linked entity's name ("electron capture", a decay mode that is also an entity).
+
+    >>> from koplc.kopl.ir import Find, QueryAttrUnderCondition
+    >>> sorted(names_used(QueryAttrUnderCondition(input=Find(name="gallium-70"), key="ratio",
+    ...                                           qkey="mode", qvalue="electron capture")))
+    ['electron capture', 'gallium-70']
+    """
+    used = set(find_names(node))
+    for _, n in node.walk():
+        field = n.value_field()
+        value = str(getattr(n, field)) if field else ""
+        if value and not re.match(r"-?\d", value):
+            used.add(value)
+    return used
 
 
 def values_used(node: Node, stated: tuple[str, ...]) -> tuple[int, int]:

@@ -429,6 +429,19 @@ def measure_said(kb, key: str, question: str) -> bool:
         and singular(asked.group(1)) in phrase.split()
 
 
+def in_unit_asked(kb, node: Node, asked: str | None) -> bool:
+    """Whether `node` answers a value kept in the unit a what-question asks for, or in one
+    that converts to it ("what percent": a branching ratio in percent; "what temperature"
+    names no unit)."""
+    if not asked or not node.op.startswith(("QueryAttr", "QueryRelationQualifier")):
+        return False
+    qualifier = node.op in ("QueryAttrQualifier", "QueryRelationQualifier")
+    key = node.qkey if qualifier else node.key
+    facts = _qualifier_facts(kb)[0] if qualifier else _key_facts(kb)
+    unit = facts.get(key, ("", "", None))[1]
+    return bool(unit) and unit != "1" and _same_dimension(singular(asked), unit)
+
+
 def _same_dimension(said: str, unit: str) -> bool:
     """Whether a word a how-many question counts is `unit` or a unit that converts to it."""
     from koplc.kopl.units import factor
@@ -732,6 +745,6 @@ def constraints(left: str, right: str, kb, cue: Cues) -> Iterator[Node]:
             yield from (QueryAttr(input=both, key=key) for key in said)
 
 
-__all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "links_of",
-           "measure_said", "meetings", "offered", "pair_ops", "picked_one", "qualifier_filters",
-           "qualifier_queries", "relation_qualifiers"]
+__all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "in_unit_asked",
+           "links_of", "measure_said", "meetings", "offered", "pair_ops", "picked_one",
+           "qualifier_filters", "qualifier_queries", "relation_qualifiers"]

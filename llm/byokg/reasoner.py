@@ -57,6 +57,7 @@ from koplc.llm.byokg.ops import (
     answer_kind,
     constraints,
     cues,
+    in_unit_asked,
     offered,
     pair_ops,
     picked_one,
@@ -369,7 +370,7 @@ class Reasoner:
                 continue
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
                                         question.lexicon)
-            unused = len(set(question.linked.entities) - set(find_names(node)))
+            unused = len(set(question.linked.entities) - fit.names_used(node))
             _, unmatched = fit.values_used(node, question.cue.stated)
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      - opts.loop_cost * unsaid
@@ -381,6 +382,8 @@ class Reasoner:
             asked = question.type
             if question.type == "number" and self._measures(node):
                 returned = "number"  # "how many engines": a quantity's value is a number
+            elif in_unit_asked(self.kb, node, question.type):
+                returned = question.type  # "what percent": a value kept in percent
             elif node.op == "Count" and question.counted:
                 # "how many orders of mammals": what is counted, as a name question's answers
                 asked = question.counted
@@ -517,8 +520,9 @@ def joins_all(node: Node, linked: Linked) -> bool:
     """Whether `node` starts from every entity the question names, two or more: a program
     that ties them all together and answers is taken however low it fits ("which humans are
     from Tatooine": the And of two relations reads far from the question's few words), since
-    a question about what the KB lacks seldom names two things that the KB relates."""
-    used = set(find_names(node))
+    a question about what the KB lacks seldom names two things that the KB relates. A string
+    value the program states counts as the entity of that name (`fit.names_used`)."""
+    used = fit.names_used(node)
     return len(used) >= 2 and set(linked.entities) <= used
 
 
