@@ -658,3 +658,10 @@ def test_a_what_percent_question_asks_for_a_value_kept_in_percent(frontend, kbs)
     question = "What percent of gallium-70 atoms decay by electron capture?"
     compiled = _answered_right(frontend, kbs, "isotopes", question)
     assert "branching ratio" in compiled.raw
+
+
+def test_how_many_different_makers_counts_each_maker_once(frontend, kbs):
+    # the makers of the vans repeat a maker per van (a count of facts, not kept); the count of
+    # them kept to their concept holds each once and is built in its place
+    compiled = _answered_right(frontend, kbs, "cars", "How many different automakers build a minivan?")
+    assert "FilterConcept" in compiled.raw

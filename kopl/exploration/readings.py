@@ -12,6 +12,7 @@ verb forms, plurals, comparator words) comes from `koplc.kopl.lexicon`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -143,12 +144,23 @@ def _exists(node: ir.Exists, parts: dict[str, str]) -> str:
     return f"Are there any of {parts['input']}?"
 
 
+def _filter_concept(node: ir.FilterConcept, parts: dict[str, str]) -> str:
+    """'the element entities' of everything; of a set, what it holds that are of the concept,
+    or the set alone when it already reads as the concept's members ("the manufacturers that
+    make vans", kept to manufacturers: each counted once)."""
+    if isinstance(node.input, ir.FindAll):
+        return f"the {parts['concept']} entities"
+    noun = parts.get("noun")
+    if noun and re.match(rf"the {re.escape(noun)}\b", parts["input"]):
+        return parts["input"]
+    return f"{parts['input']} that are {parts['concept']} entities"
+
+
 READINGS: dict[str, Reading] = {
     "FindAll": Reading("the entities"),
     "Find": Reading("{name}"),
     "Entity": Reading("the entity {id}"),
-    "FilterConcept": Reading(lambda n, p: f"the {p['concept']} entities" if isinstance(
-        n.input, ir.FindAll) else f"{p['input']} that are {p['concept']} entities"),
+    "FilterConcept": Reading(_filter_concept),
     "FilterStr": Reading("{input} whose {key} is {value}"),
     "FilterNum": Reading(_filter("key", "value")),
     "FilterYear": Reading(_filter("key", "value", time=True)),

@@ -41,6 +41,7 @@ from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked
 from koplc.kopl.ir import (
+    Count,
     FilterConcept,
     Find,
     FindAll,
@@ -278,6 +279,9 @@ class Reasoner:
                             child, counts, self.kb, linked.question):
                         continue
                     answer = admissible(child, self.kb, topics)
+                    if answer is None and child.op == "Count":
+                        child = self.distinct(child)
+                        answer = child and admissible(child, self.kb, topics)
                     if answer is not None:
                         grown.append((parent, Candidate(child, _text(child), answer, done)))
             if not grown:
@@ -311,6 +315,15 @@ class Reasoner:
                             - opts.unsure_cost * (c.answer == ("not sure",)))
                     for c in finished]
         return sorted(finished, key=lambda c: -c.score)[:opts.beam]
+
+    def distinct(self, count: Count) -> Count | None:
+        """A count of the different things a relation reaches, where `count` counts its facts
+        (one a fact: "how many different automakers build a minivan" counts each maker once):
+        the count of them kept to their concept, which holds each once (None when they have
+        none, or `count` counts no relation's reach)."""
+        if count.input.op != "Relate" or (concept := self._concept(count.input)) is None:
+            return None
+        return Count(input=FilterConcept(input=count.input, concept=concept))
 
     def _pairs(self, linked: Linked, question: Asked) -> list[Candidate]:
         """The finished programs over two named entities (their relation, which has the
