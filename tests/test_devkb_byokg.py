@@ -665,3 +665,15 @@ def test_how_many_different_makers_counts_each_maker_once(frontend, kbs):
     # them kept to their concept holds each once and is built in its place
     compiled = _answered_right(frontend, kbs, "cars", "How many different automakers build a minivan?")
     assert "FilterConcept" in compiled.raw
+
+
+@pytest.mark.parametrize(("kb", "question"), [
+    ("starwars", "What rank does Wedge Antilles hold?"),
+    ("cars", "What towing capacity does the Ford Aerostar have?"),
+])
+def test_what_property_an_entity_verbs_that_the_kb_lacks_finds_nothing(frontend, kbs, kb,
+                                                                        question):
+    # the nearest program read another property (a height, a seating capacity); the noun
+    # asked names nothing of the schema, so nothing is found
+    compiled = frontend.compile(question, kbs[kb])
+    assert compiled.answers == () and "names nothing like" in compiled.error

@@ -3,10 +3,13 @@ is the melting point of iron-56?" of a KB of isotopes that holds no melting poin
 father?" of one that holds no family): nothing is found, rather than the answer of the nearest
 program, which reads some other property.
 
-Only a property asked in one of five plain shapes counts, since there the words can name
+Only a property asked in one of six plain shapes counts, since there the words can name
 nothing else: "the X of ENT" (or on, or for), "ENT's X", "what X is ENT", "who X-ed (the) ENT"
-(a verb and its object) and "how many X does ENT have", each ending the question (ENT: the
-linked entity, masked). X, of one to four words (two after a possessive), is compared by
+(a verb and its object), "how many X does ENT have" and "what X does ENT <verb ...>" (or
+which, did, has, can...: "what weapon does ENT carry"; not a copula: "what topics is ENT
+about" may ask for a class, tags), each ending the question (ENT: the
+linked entity, masked, once). X, of one to four words (two after a possessive or a
+what-word), is compared by
 MiniLM cosine with every name of the KB's schema (relations, attributes, qualifier keys,
 concepts, as words), their words' verbs and agent nouns ("illustrator" for
 "illustrated by") and their WordNet relatives (`koplc.kopl.relatives`); below `UNHELD` for all
@@ -31,12 +34,15 @@ UNHELD = 0.46
 _WORD = r"[a-z]+(?:-[a-z]+)?"
 _X = rf"({_WORD}(?:\s+{_WORD}){{0,3}})"
 _SHORT_X = rf"({_WORD}(?:\s+{_WORD})?)"  # after a possessive: no verb phrase after it
+_DO = "does|do|did|has|have|had|can|could|will|would"  # before the subject, not a copula
 _SHAPES = (re.compile(rf"\bthe\s+{_X}\s+(?:of|on|for)\s+(?:an?\s+)?ENT\W*$", re.IGNORECASE),
            re.compile(rf"\bENT['’]s\s+{_SHORT_X}\W*$", re.IGNORECASE),
            re.compile(rf"^\W*what\s+{_X}\s+(?:is|are|was|were)\s+ENT\W*$", re.IGNORECASE),
            re.compile(r"^\W*who\s+([a-z]+)\s+(?:the\s+)?ENT\W*$", re.IGNORECASE),
            re.compile(rf"^\W*how\s+many\s+{_X}\s+(?:does|do|did)\s+(?:an?\s+)?ENT\s+have\W*$",
-                      re.IGNORECASE))
+                      re.IGNORECASE),
+           re.compile(rf"^\W*(?:what|which)\s+(?!ENT\b){_SHORT_X}\s+(?:{_DO})\s+"
+                      rf"(?:an?\s+|the\s+)?ENT(?:\s+(?!ENT\b)[a-z]+)+\W*$", re.IGNORECASE))
 
 
 class Unheld(KoplcError):
@@ -52,8 +58,9 @@ def asked_property(masked: str) -> str | None:
     >>> [asked_property(q) for q in ("What is the melting point of ENT?", "Who is ENT's father?",
     ...     "What colour is ENT?", "Where do the members of ENT's species come from?",
     ...     "Who judged the ENT?", "Who hails from ENT?", "How many teeth does a ENT have?",
-    ...     "What is the binding energy per nucleon of ENT?")]
-    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon']
+    ...     "What is the binding energy per nucleon of ENT?", "What weapon does ENT carry?",
+    ...     "What topics is ENT about?", "Which ENT planes does ENT fly?")]
+    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon', 'weapon', None, None]
     """
     for shape in _SHAPES:
         found = shape.search(masked.strip())
