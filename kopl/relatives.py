@@ -271,6 +271,22 @@ def mostly_adjective(word: str) -> bool:
     return sum(uses["a"]) > sum(uses["n"])
 
 
+def mostly_noun(word: str) -> bool:
+    """Whether WordNet uses `word` (in the singular) more as a noun than as a verb or an
+    adjective: "tyres", "laboratory"; not "connects", "imported". False without WordNet.
+
+    >>> [mostly_noun(w) for w in ("tyres", "laboratory", "connects", "imported")]
+    [True, True, False, False]
+    """
+    from koplc.kopl.lexicon import singular
+
+    wordnet = _wordnet()
+    if wordnet is None:
+        return False
+    uses = _uses(singular(word), wordnet)
+    return uses["n"] > max(uses["a"], uses["v"])
+
+
 def _uses(word: str, wordnet) -> dict[str, tuple[int, int]]:
     """Part of speech -> (WordNet's count of `word` in its senses, its number of senses)."""
     uses = {}

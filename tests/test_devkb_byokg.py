@@ -670,6 +670,9 @@ def test_how_many_different_makers_counts_each_maker_once(frontend, kbs):
 @pytest.mark.parametrize(("kb", "question"), [
     ("starwars", "What rank does Wedge Antilles hold?"),
     ("cars", "What towing capacity does the Ford Aerostar have?"),
+    ("flights", "In which country is N102UW registered?"),
+    ("cars", "What tyres come on the Subaru Legacy?"),  # the property as the verb's subject
+    ("mammals", "How many young does an African elephant have in a litter?"),
 ])
 def test_what_property_an_entity_verbs_that_the_kb_lacks_finds_nothing(frontend, kbs, kb,
                                                                         question):
@@ -677,3 +680,12 @@ def test_what_property_an_entity_verbs_that_the_kb_lacks_finds_nothing(frontend,
     # asked names nothing of the schema, so nothing is found
     compiled = frontend.compile(question, kbs[kb])
     assert compiled.answers == () and "names nothing like" in compiled.error
+
+
+def test_a_which_noun_held_keeps_a_property_asked_after_it(kbs):
+    # "the script for ENT" names nothing of the KB, but "which screenwriter" asks for a
+    # writer, which the KB holds (MetaQA's written_by, the bakeoff KB's person concepts)
+    from koplc.kopl.answering.unheld import unheld
+
+    assert unheld(kbs["cars"], "Which automaker sold the sunroof for ENT?") is None
+    assert unheld(kbs["cars"], "What is the sunroof for ENT?") == "sunroof"

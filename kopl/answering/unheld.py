@@ -23,8 +23,8 @@ from functools import lru_cache
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.exploration.readings import words
-from koplc.kopl.lexicon import ARTICLES, AUXILIARIES, base_form
-from koplc.kopl.relatives import agent_nouns, schema_names, schema_relatives
+from koplc.kopl.lexicon import ARTICLES, AUXILIARIES, asked_noun, base_form
+from koplc.kopl.relatives import agent_nouns, mostly_noun, schema_names, schema_relatives
 
 # Set on the dev KBs' tune halves (tests/fixtures/devkbs): the properties asked of an entity
 # that the KB lacks reached 0.33 to 0.44 ("melting point", "lightsaber", "colour", "magnetic
@@ -34,15 +34,23 @@ UNHELD = 0.46
 _WORD = r"[a-z]+(?:-[a-z]+)?"
 _X = rf"({_WORD}(?:\s+{_WORD}){{0,3}})"
 _SHORT_X = rf"({_WORD}(?:\s+{_WORD})?)"  # after a possessive: no verb phrase after it
+_WORDS = r"(?:\s+(?!ENT\b)[a-z]+)*"  # words after the entity, no other entity
 _DO = "does|do|did|has|have|had|can|could|will|would"  # before the subject, not a copula
-_SHAPES = (re.compile(rf"\bthe\s+{_X}\s+(?:of|on|for)\s+(?:an?\s+)?ENT\W*$", re.IGNORECASE),
+_OF_ENT = re.compile(rf"\bthe\s+{_X}\s+(?:of|on|for)\s+(?:an?\s+)?ENT\W*$", re.IGNORECASE)
+_SHAPES = (_OF_ENT,
            re.compile(rf"\bENT['’]s\s+{_SHORT_X}\W*$", re.IGNORECASE),
            re.compile(rf"^\W*what\s+{_X}\s+(?:is|are|was|were)\s+ENT\W*$", re.IGNORECASE),
            re.compile(r"^\W*who\s+([a-z]+)\s+(?:the\s+)?ENT\W*$", re.IGNORECASE),
-           re.compile(rf"^\W*how\s+many\s+{_X}\s+(?:does|do|did)\s+(?:an?\s+)?ENT\s+have\W*$",
+           re.compile(rf"^\W*how\s+many\s+{_X}\s+(?:does|do|did)\s+(?:an?\s+)?ENT\s+have"
+                      rf"{_WORDS}\W*$", re.IGNORECASE),
+           re.compile(rf"^\W*(?:in|on|at|from|to|for|by|with)\s+(?:what|which)\s+(?!ENT\b)"
+                      rf"{_SHORT_X}\s+(?:{_DO}|is|are|was|were)\s+(?:an?\s+|the\s+)?ENT{_WORDS}\W*$",
                       re.IGNORECASE),
            re.compile(rf"^\W*(?:what|which)\s+(?!ENT\b){_SHORT_X}\s+(?:{_DO})\s+"
                       rf"(?:an?\s+|the\s+)?ENT(?:\s+(?!ENT\b)[a-z]+)+\W*$", re.IGNORECASE))
+# "which X <verb> (<particle>) ENT": X asked of the entity as the verb's subject, a noun
+_SUBJECT = re.compile(rf"^\W*(?:what|which)\s+(?!ENT\b)([a-z]+)\s+(?!(?:{_DO}|is|are|was|were)\b)"
+                      r"[a-z]+\s+(?:(?!ENT\b)[a-z]+\s+)?(?:an?\s+|the\s+)?ENT\W*$", re.IGNORECASE)
 
 
 class Unheld(KoplcError):
@@ -59,8 +67,10 @@ def asked_property(masked: str) -> str | None:
     ...     "What colour is ENT?", "Where do the members of ENT's species come from?",
     ...     "Who judged the ENT?", "Who hails from ENT?", "How many teeth does a ENT have?",
     ...     "What is the binding energy per nucleon of ENT?", "What weapon does ENT carry?",
-    ...     "What topics is ENT about?", "Which ENT planes does ENT fly?")]
-    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon', 'weapon', None, None]
+    ...     "What topics is ENT about?", "Which ENT planes does ENT fly?",
+    ...     "In which country is ENT registered?", "Which reactors make ENT?",
+    ...     "What connects ENT and ENT?", "How many young does ENT have in a litter?")]
+    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon', 'weapon', None, None, 'country', 'reactors', None, 'young']
     """
     for shape in _SHAPES:
         found = shape.search(masked.strip())
@@ -68,12 +78,16 @@ def asked_property(masked: str) -> str | None:
             said = [w for w in found.group(1).lower().split()
                     if w not in ARTICLES and w not in AUXILIARIES]
             return " ".join(said) or None
+    found = _SUBJECT.search(masked.strip())
+    if found and mostly_noun(found.group(1).lower()):
+        return found.group(1).lower()
     return None
 
 
 def unheld(kb, masked: str, least: float = UNHELD) -> str | None:
     """The property the masked question asks of its entity when no name of `kb`'s schema, nor
-    any WordNet relative of one, comes within cosine `least` of it; None otherwise."""
+    any WordNet relative of one, comes within cosine `least` of it, nor of the noun its which
+    or what asks for; None otherwise."""
     asked = asked_property(masked)
     if asked is None:
         return None
@@ -82,8 +96,17 @@ def unheld(kb, masked: str, least: float = UNHELD) -> str | None:
         return None
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
-    nearest = float((_vectors(names) @ embedder.encode_queries([asked])[0]).max())
+    # a which- or what-noun that asks for something else than "the X of ENT" ends the question
+    # with is asked for too ("which screenwriter wrote the script for ENT": a writer, which the
+    # KB may hold however far "script" reads; "what colour is ENT's lightsaber" asks the colour
+    # of a lightsaber)
+    noun = asked_noun(masked) if _WHICH.match(masked) and _OF_ENT.search(masked) else None
+    said = [asked] if noun is None or noun in asked.split() or noun == "ent" else [asked, noun]
+    nearest = float((_vectors(names) @ embedder.encode_queries(said).T).max())
     return asked if nearest < least else None
+
+
+_WHICH = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4)
