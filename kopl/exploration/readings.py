@@ -22,6 +22,7 @@ from koplc.kopl.lexicon import (
     COMPARATOR_READINGS,
     PREPOSITIONS,
     TIME_COMPARATOR_READINGS,
+    plural,
     simple_past,
 )
 from koplc.kopl.naming import name_phrase
@@ -146,12 +147,20 @@ def _exists(node: ir.Exists, parts: dict[str, str]) -> str:
 
 def _filter_concept(node: ir.FilterConcept, parts: dict[str, str]) -> str:
     """'the element entities' of everything; of a set, what it holds that are of the concept,
-    or the set alone when it already reads as the concept's members ("the manufacturers that
-    make vans", kept to manufacturers: each counted once)."""
+    or the set alone when it already reads as the concept's members and is all of them ("the
+    manufacturers that make vans", kept to manufacturers: each counted once).
+
+    >>> from koplc.kopl.ir import FilterConcept, Find, Relate
+    >>> made = Relate(input=Find(name="Van"), relation="made_by", direction="backward")
+    >>> phrase(FilterConcept(input=made, concept="manufacturer"), lambda n: "manufacturers")
+    'the manufacturers made by Van'
+    >>> phrase(FilterConcept(input=made, concept="noble gas"), lambda n: "elements")
+    'the elements made by Van that are noble gas entities'
+    """
     if isinstance(node.input, ir.FindAll):
         return f"the {parts['concept']} entities"
-    noun = parts.get("noun")
-    if noun and re.match(rf"the {re.escape(noun)}\b", parts["input"]):
+    noun = plural(parts["concept"])
+    if parts.get("noun") == noun and re.match(rf"the {re.escape(noun)}\b", parts["input"]):
         return parts["input"]
     return f"{parts['input']} that are {parts['concept']} entities"
 
