@@ -3,17 +3,16 @@ is the melting point of iron-56?" of a KB of isotopes that holds no melting poin
 father?" of one that holds no family): nothing is found, rather than the answer of the nearest
 program, which reads some other property.
 
-Only a property asked in one of six plain shapes counts, since there the words can name
+Only a property asked in one of a few plain shapes counts, since there the words can name
 nothing else: "the X of ENT" (or on, or for), "ENT's X", "what X is ENT", "who X-ed (the) ENT"
-(a verb and its object), "how many X does ENT have" and "what X does ENT <verb ...>" (or
-which, did, has, can...: "what weapon does ENT carry"; not a copula: "what topics is ENT
-about" may ask for a class, tags), each ending the question (ENT: the
-linked entity, masked, once). X, of one to four words (two after a possessive or a
-what-word), is compared by
-MiniLM cosine with every name of the KB's schema (relations, attributes, qualifier keys,
-concepts, as words), their words' verbs and agent nouns ("illustrator" for
-"illustrated by") and their WordNet relatives (`koplc.kopl.relatives`); below `UNHELD` for all
-of them, the KB holds nothing like X.
+(a verb and its object), "how many X does ENT have (...)", "in (on, at...) which X is ENT
+<verb ...>", "what X does ENT <verb ...>" (or did, has, can...; not a copula: "what topics
+is ENT about" may ask for a class, tags) and "which X <verb> ENT" with X a noun, the verb's
+subject (ENT: the linked entity, masked, once). X, of one to four words (two after a
+possessive or a what-word), is compared by MiniLM cosine with every name of the KB's schema
+(relations, attributes, qualifier keys, concepts, as words), their words' verbs and agent
+nouns ("illustrator" for "illustrated by") and their WordNet relatives
+(`koplc.kopl.relatives`); below `UNHELD` for all of them, the KB holds nothing like X.
 """
 
 from __future__ import annotations
