@@ -535,8 +535,8 @@ def joins_all(node: Node, linked: Linked) -> bool:
     from Tatooine": the And of two relations reads far from the question's few words), since
     a question about what the KB lacks seldom names two things that the KB relates. A string
     value the program states counts as the entity of that name (`fit.names_used`)."""
-    used = fit.names_used(node)
-    return len(used) >= 2 and set(linked.entities) <= used
+    named = set(linked.entities)
+    return len(named) >= 2 and named <= fit.names_used(node)
 
 
 def plural_name_answered(node: Node, linked: Linked) -> bool:
