@@ -266,13 +266,14 @@ def names_used(node: Node) -> set[str]:
     ...                                           qkey="mode", qvalue="electron capture")))
     ['electron capture', 'gallium-70']
     """
-    used = set(find_names(node))
-    for _, n in node.walk():
-        field = n.value_field()
-        value = str(getattr(n, field)) if field else ""
-        if value and not re.match(r"-?\d", value):
-            used.add(value)
-    return used
+    return set(find_names(node)) | {value for _, value in _literals(node)
+                                    if value and not re.match(r"-?\d", value)}
+
+
+def _literals(node: Node) -> list[tuple[Node, str]]:
+    """Each step of the program with its value literal as text ("" for a step with none)."""
+    return [(n, str(getattr(n, field)) if (field := n.value_field()) else "")
+            for _, n in node.walk()]
 
 
 def values_used(node: Node, stated: tuple[str, ...]) -> tuple[int, int]:
@@ -295,9 +296,7 @@ def values_used(node: Node, stated: tuple[str, ...]) -> tuple[int, int]:
     said = {float(n) for n in stated}
     used = other = 0
     words = []
-    for _, n in node.walk():
-        field = n.value_field()
-        value = str(getattr(n, field)) if field else ""
+    for n, value in _literals(node):
         if not re.match(r"-?\d", value):
             words += [value] if value else []
         elif n.op != "QueryAttrQualifier":
