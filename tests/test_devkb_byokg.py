@@ -435,17 +435,26 @@ def test_a_superlative_most_of_the_set_share_is_no_program(kbs):
                       kbs["bakeoff"], set()) is None
 
 
-@pytest.mark.xfail(strict=True, reason="body mass fits the question at 1.0 or more, and the "
-                   "refusal's threshold is 1.0 since it was set on the tune sets: the KB's lack "
-                   "of brain mass is not seen")
-def test_a_value_the_kb_lacks_for_the_entity_asked_finds_nothing(frontend, kbs):
-    """The giraffe has no brain mass: neither the brain mass of the animals that share its diet
-    (a relation followed and straight back that the question never says) nor its body mass
-    (a "how" question asks for an amount, not for the thing a possessive names)."""
-    question = "How heavy is a giraffe's brain?"
-    assert _gold("mammals", question)["answers"] == []
-    compiled = frontend.compile(question, kbs["mammals"])
-    assert not compiled.answers, compiled.final
+@pytest.mark.parametrize(("kb", "question", "fact", "concept", "entity"), [
+    # the giraffe has no brain mass: neither its body mass (a "how" question asks for an
+    # amount, not for the thing a possessive names) nor the brain mass of the animals that
+    # share its diet (a relation followed and straight back that the question never says)
+    ("mammals", "How heavy is a giraffe's brain?", "brain mass", "mammals", "Giraffe"),
+    ("starwars", "What planet is Yoda from?", "homeworld", "characters", "Yoda"),  # not his birth year
+])
+def test_a_fact_the_kb_holds_for_others_but_not_the_entity_asked_finds_nothing(
+        frontend, kbs, kb, question, fact, concept, entity):
+    assert _gold(kb, question)["answers"] == []
+    compiled = frontend.compile(question, kbs[kb])
+    assert compiled.failure == "unfit" and not compiled.answers, compiled.final
+    assert compiled.error == (f"nothing found: the KB holds {fact!r} for {concept} but not "
+                              f"for {entity!r}")
+
+
+def test_a_fact_the_entity_lacks_that_reads_no_nearer_than_what_it_has_is_no_refusal(frontend,
+                                                                                     kbs):
+    # the Roadmaster lacks an engine type, whose program reads 0.19 nearer than displacement's
+    _answered_right(frontend, kbs, "cars", "How big is the engine in the Buick Roadmaster?")
 
 
 def test_a_loop_counts_as_unsaid_only_when_no_question_word_is_near_its_relation():

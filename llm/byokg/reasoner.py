@@ -53,6 +53,7 @@ from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural
 from koplc.kopl.relatives import schema_relatives
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.byokg import fit
+from koplc.llm.byokg.lacking import LACKING, lacking_programs
 from koplc.llm.byokg.ops import (
     Cues,
     answer_kind,
@@ -422,6 +423,26 @@ class Reasoner:
             return False
         return self.nearness([node], self.asked(linked))[0] < self.options.min_fit
 
+    def lacking(self, linked: Linked, best: float) -> str | None:
+        """Why nothing is found when the question names one entity and asks for a fact the KB
+        holds for things like it but not for it (koplc.llm.byokg.lacking): a program asking
+        for that fact fits the question `LACKING` or more above `best`, the best fit of a
+        program that answers; None otherwise."""
+        if len(linked.entities) != 1:
+            return None
+        entity = linked.entities[0]
+        concept = self._concept(Find(name=entity))
+        programs = lacking_programs(self.kb, entity, concept) if concept else []
+        if not programs:
+            return None
+        nears = self.nearness(programs, self.asked(linked))
+        near, program = max(zip(nears, programs, strict=True), key=lambda pair: pair[0])
+        if near < best + LACKING:
+            return None
+        fact = program.key if program.op == "QueryAttr" else program.input.relation
+        return (f"nothing found: the KB holds {fact!r} for {plural(concept)} but not for "
+                f"{entity!r}")
+
     def fits(self, found: list[Candidate]) -> bool:
         """Whether a program the search `found` fits the question as well as `min_fit`."""
         return any(c.near >= self.options.min_fit for c in found)
@@ -508,6 +529,10 @@ class ByokgFrontEnd:
                             error=f"nothing found: no program fits the question (best fit "
                             f"{fit_best:.2f} < {self.options.min_fit}); the KB may not hold "
                             "what it asks")
+        lacks = reasoner.lacking(linked, fit_best)
+        if lacks is not None:
+            return Compiled(linked.question, self.name, failure="unfit", seconds=seconds,
+                            error=lacks)
         if self.options.rerank:
             clock = time.perf_counter()
             found = reasoner.rerank(found, prompt, linked.question)

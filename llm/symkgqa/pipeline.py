@@ -330,16 +330,25 @@ class Compiler:
         return chosen
 
     def _unfit(self, attempts: list[Attempt], chosen: int | None, linked, searched) -> int | None:
-        """The search's refusal, for a generated program too (`Reasoner.refuses`): nothing
-        is found (an attempt that failed "unfit" is chosen), as `--frontend byokg` says for the
-        same question."""
+        """The search's refusals, for a generated program too: nothing is found (an attempt
+        that failed "unfit" is chosen), as `--frontend byokg` says for the same question, when
+        no program fits (`Reasoner.refuses`) or one asking for a fact the entity lacks fits
+        clearly better than any that answers, the generated one included (`Reasoner.lacking`)."""
         node = attempts[chosen].node if chosen is not None else None
-        if not searched or node is None or not self._searcher.refuses(linked, searched, node):
+        if not searched or node is None:
             return chosen
-        attempts.append(Attempt("", source="unfit", failed="unfit", error=(
-            "nothing found: neither the generated program nor any the search found fits the "
-            f"question (fit below {self._searcher.options.min_fit}); the KB may not hold what "
-            "it asks")))
+        searcher = self._searcher
+        if searcher.refuses(linked, searched, node):
+            error = ("nothing found: neither the generated program nor any the search found "
+                     f"fits the question (fit below {searcher.options.min_fit}); the KB may not "
+                     "hold what it asks")
+        else:
+            best = max(c.near for c in searched)
+            error = searcher.lacking(linked, max(best, searcher.nearness(
+                [node], searcher.asked(linked))[0]))
+            if error is None:
+                return chosen
+        attempts.append(Attempt("", source="unfit", failed="unfit", error=error))
         return len(attempts) - 1
 
     def _reuse(self, linked, opts: CompileOptions, seconds):

@@ -1,0 +1,55 @@
+"""What the KB holds for things like a named entity but not for it: the facts a question may ask
+of the entity that the KB lacks ("What planet is Yoda from?" of a KB that gives most characters
+a homeworld, but not Yoda). The search keeps only programs that answer something, so without
+them the nearest program that does answer (Yoda's birth year) is taken; with them, a question
+that one of these fits clearly better than any program that answers finds nothing.
+
+A fact counts as held for things like the entity when some other member of the entity's
+concept has it: an attribute key, or a relation in a direction. On an endpoint's fragment the
+members are those the fragment holds, so fewer lacking facts are seen than in memory, never
+more."""
+
+from __future__ import annotations
+
+from koplc.kopl.execution.executor import execute
+from koplc.kopl.ir import FilterConcept, Find, FindAll, Node, QueryAttr, QueryName, Relate
+
+# Set on the dev KBs' three tune sets (tests/fixtures/devkbs: questions.jsonl tune halves,
+# more_questions.jsonl, absent_questions.jsonl): over the questions naming one entity, the
+# absent ones' lacking programs fit 0.28 to 0.38 above the best program that answers ("How heavy
+# is a giraffe's brain?": brain mass), the answerable ones' at most 0.19 ("How big is the engine
+# in the Buick Roadmaster?": engine type, which it lacks, over displacement); midway.
+LACKING = 0.24
+
+
+def lacking_programs(kb, entity: str, concept: str) -> list[Node]:
+    """The programs asking `entity` for an attribute key or a relation (either way) that some
+    member of `concept` has and no entity named `entity` has, in a fixed order."""
+    own = set(kb.name_to_nodes.get(entity, ()))
+    if not own:
+        return []
+    members = _members(kb, concept) - own
+    found: list[Node] = []
+    for key in sorted(kb.attr_index):
+        if _held(kb.attr_index[key], members) and not _held(kb.attr_index[key], own):
+            found.append(QueryAttr(input=Find(name=entity), key=key))
+    for direction, table in (("forward", kb.out_objects), ("backward", kb.in_objects)):
+        for relation in sorted(table):
+            if _held(table[relation], members) and not _held(table[relation], own):
+                found.append(QueryName(input=Relate(input=Find(name=entity),
+                                                    relation=relation, direction=direction)))
+    return found
+
+
+def _members(kb, concept: str) -> set[int]:
+    """The nodes of `concept`'s members."""
+    ids = execute(FilterConcept(input=FindAll(), concept=concept), kb).entity_ids or ()
+    return {kb.id_to_node[i] for i in ids}
+
+
+def _held(table: dict[int, tuple], nodes: set[int]) -> bool:
+    """Whether a fact table (node -> its facts, nodes with none left out) has facts for any of
+    `nodes`."""
+    if len(nodes) < len(table):
+        return any(n in table for n in nodes)
+    return any(n in nodes for n in table)
