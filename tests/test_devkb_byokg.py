@@ -698,3 +698,22 @@ def test_a_which_noun_held_keeps_a_property_asked_after_it(kbs):
 
     assert unheld(kbs["cars"], "Which automaker sold the sunroof for ENT?") is None
     assert unheld(kbs["cars"], "What is the sunroof for ENT?") == "sunroof"
+
+
+def test_no_count_of_what_one_entity_reaches_one_of(frontend, kbs):
+    # a car has one maker: the count of the Accord's makers is 1 whatever is asked; without the
+    # rule "how many Honda Accords were sold" answered it
+    from koplc.kopl.ir import Count, Find, Relate
+    from koplc.llm.byokg.space import fits, one_each
+
+    question = "How many Honda Accords were sold in 1993?"
+    maker = Relate(input=Find(name="Honda_Accord"), relation="manufactured_by",
+                   direction="forward")
+    assert one_each(maker, kbs["cars"])
+    assert not fits(Count(input=maker), True, kbs["cars"], question)
+    # a maker has several cars: their count is kept
+    made = Relate(input=Find(name="Honda"), relation="manufactured_by", direction="backward")
+    assert not one_each(made, kbs["cars"])
+    assert _gold("cars", question)["answers"] == []
+    compiled = frontend.compile(question, kbs["cars"])
+    assert not compiled.answers, compiled.final

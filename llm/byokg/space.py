@@ -53,17 +53,18 @@ def expansions(node: Node, kb, concepts: tuple[str, ...], cue: Cues | None = Non
 
 def fits(node: Node, counts: bool, kb, question: str) -> bool:
     """Whether `node` may be tried: Count only when the question asks how many, and not of a
-    named entity alone (that is one); on a how-many question, an attribute only when the
-    question says its unit or its name ("how many kelvin", "how many seats"); no filter by a
-    value of a named entity alone (that is a Verify in disguise: "is the density of Gold above
-    19" read as the group of Gold whose density is above 19); a concept only where the named
-    entity is several ("the element ENT" picks among entities of one name; of one entity, it
-    only lends the program the concept's word); no filter right after the same one, nor a
+    named entity alone (that is one) nor of what it reaches one of (`one_each`); on a
+    how-many question, an attribute only when the question says its unit or its name ("how
+    many kelvin", "how many seats"); no filter by a value of a named entity alone (that is a
+    Verify in disguise: "is the density of Gold above 19" read as the group of Gold whose
+    density is above 19); a concept only where the named entity is several ("the element
+    ENT" picks among entities of one name; of one entity, it only lends the program the
+    concept's word); no filter right after the same one, nor a
     relation followed there, back and there again; no query of an attribute the program has
     filtered by ("which humans are taller than 190 cm" asks for the humans, not their
     heights); no way from a whole concept back among its own members (`_back_among_its_own`)."""
     if node.op == "Count":
-        return counts and node.input.op != "Find"
+        return counts and node.input.op != "Find" and not one_each(node.input, kb)
     if node.op.startswith("Filter") and node.input.op == "Find":
         return node.op == "FilterConcept" and _several(node.input, kb)
     if node.op == "QueryAttr" and any(n.op.startswith("Filter") and getattr(n, "key", None)
@@ -76,6 +77,22 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     if node.op.startswith("Filter") and node.input.op == node.op:
         return node.model_dump(exclude={"input"}) != node.input.model_dump(exclude={"input"})
     return True
+
+
+def one_each(node: Node, kb) -> bool:
+    """Whether `node` follows relations from one named entity, each of which reaches at most
+    one thing from every entity the KB holds it for (an isotope's element, a car's maker): a
+    count of it is 1 for any entity, and says nothing. A fragment of an endpoint's KB holds
+    only some of a relation's facts, so it is not asked there (its count is kept, as before)."""
+    if getattr(kb, "whole", None) is not None:
+        return False
+    while node.op == "Relate":
+        table = (kb.out_objects if node.direction == "forward" else kb.in_objects).get(
+            node.relation, {})
+        if any(len(set(reached)) > 1 for reached in table.values()):
+            return False
+        node = node.input
+    return node.op == "Find"
 
 
 def _several(node: Node, kb) -> bool:
