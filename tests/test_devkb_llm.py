@@ -161,18 +161,16 @@ def test_a_question_for_a_property_the_kb_lacks_finds_nothing(llm_frontend, star
 
 
 @pytest.mark.model
-@pytest.mark.xfail(strict=True, reason="the species program fits at 1.0 or more, and `min_fit` "
-                   "is 1.0 since it was set on the tune sets: the KB's lack of Yoda's "
-                   "homeworld is not seen")
-def test_a_generated_program_that_fits_no_better_than_the_search_finds_nothing(llm_frontend,
-                                                                             starwars):
-    # The KB holds no homeworld of Yoda: Gemma's Relate(planet) was grounded to species, which
-    # answers "Yoda's species"; no program the search finds fits (`min_fit`), nor does
-    # that program: the llm front end says what byokg says.
+def test_a_generated_program_for_a_fact_the_entity_lacks_finds_nothing(llm_frontend, starwars):
+    # The KB holds no homeworld of Yoda, though it holds one for most characters: Gemma's
+    # Relate(planet) was grounded to species ("Yoda's species"), and the search's best answers
+    # his birth year; the program asking for his homeworld fits clearly better than both, so
+    # the llm front end says what byokg says (Reasoner.lacking).
     compiled = llm_frontend.compile("What planet is Yoda from?", starwars)
     assert not compiled.answers
     assert compiled.failure == "unfit"
-    assert compiled.error.startswith("nothing found: neither the generated program")
+    assert compiled.error == ("nothing found: the KB holds 'homeworld' for characters but not "
+                              "for 'Yoda'")
 
 
 @pytest.mark.model
