@@ -52,7 +52,7 @@ class AgentFrontEnd:
         # demos="auto"): an explored pool's nearest question mostly asks something else.
         curated = any(not d.explored for d in demos)
         return Agent(tools, self.lm, memory, self.settings.loop,
-                     searcher=None if curated else searcher_of(kb))
+                     searcher=None if curated else Searcher(kb))
 
     def agent(self, kb) -> Agent:
         """The Agent of `kb`, kept for the last KB asked about."""
@@ -77,21 +77,41 @@ class AgentFrontEnd:
         if failed is not None:
             return failed
         compiled = compiled_of(agent.start(question).run())
+        if compiled.answers and isinstance(agent.searcher, Searcher):
+            error = agent.searcher.lacking(linked, compiled.final)
+            if error is not None:  # a fact the KB holds for things like the entity, not for it
+                compiled = replace(compiled, answers=(), failure="unfit", error=error)
         return replace(compiled, seconds={**seconds, **compiled.seconds})
 
 
-def searcher_of(kb):
-    """A function of a linked question and n: at most n of the BYOKG search's programs that fit
-    it best, as demonstrations on its own entities (the best last)."""
-    from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
+class Searcher:
+    """The BYOKG search on one KB, for the agent: called with a linked question and n, at most
+    n of its programs that fit the question best, as demonstrations on its own entities (the
+    best last); `lacking`, its refusal of a question asking for a fact the KB lacks for its
+    entity. The last question's programs are kept: both ask for the same question."""
 
-    reasoner = Reasoner(kb, None, [], ByokgOptions(demos="none"))
+    def __init__(self, kb):
+        from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
 
-    def searched(linked, n: int) -> list[Demo]:
-        found = reasoner.search(linked, "")
-        return reasoner.demonstrations(linked, found, n) if found else []
+        self.reasoner = Reasoner(kb, None, [], ByokgOptions(demos="none"))
+        self._last: tuple = (None, [])
 
-    return searched
+    def found(self, linked) -> list:
+        """The search's programs for `linked`, best first."""
+        if self._last[0] != linked.question:
+            self._last = (linked.question, self.reasoner.search(linked, ""))
+        return self._last[1]
+
+    def __call__(self, linked, n: int) -> list[Demo]:
+        found = self.found(linked)
+        return self.reasoner.demonstrations(linked, found, n) if found else []
+
+    def lacking(self, linked, node) -> str | None:
+        """Why nothing is found for `node`, the dialog's program (Reasoner.lacking, over the
+        best fit of the search's programs and `node`); None when nothing says so."""
+        reasoner, found = self.reasoner, self.found(linked)
+        best = max([c.near for c in found] + reasoner.nearness([node], reasoner.asked(linked)))
+        return reasoner.lacking(linked, best)
 
 
 def compiled_of(run: AgentRun) -> Compiled:
