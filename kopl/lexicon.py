@@ -417,21 +417,21 @@ def degree(word: str) -> str | None:
     """"JJR" when `word` is the comparative form of an adjective, "JJS" when the superlative
     (lemminflect), of a word that WordNet uses more as an adjective than as a noun; else None.
 
-    >>> [degree(w) for w in ("smaller", "cheapest", "worse", "small", "number", "sports")]
-    ['JJR', 'JJS', 'JJR', None, None, None]
+    >>> [degree(w) for w in ("smaller", "cheapest", "worse", "further", "small", "number",
+    ...                      "sports")]
+    ['JJR', 'JJS', 'JJR', 'JJR', None, None, None]
     """
-    from lemminflect import getAllInflections, getLemma
+    from lemminflect import getAllInflections, getAllLemmas
 
     from koplc.kopl.relatives import mostly_adjective
 
     word = word.lower()
-    bases = getLemma(word, upos="ADJ")
-    if not bases or bases[0] == word:
-        return None
-    forms = getAllInflections(bases[0], upos="ADJ")
-    for tag in ("JJR", "JJS"):
-        if word in forms.get(tag, ()) and mostly_adjective(word):
-            return tag
+    # every adjective it may be a form of: "further" is an adjective itself and a form of far
+    for base in getAllLemmas(word, upos="ADJ").get("ADJ", ()):
+        forms = getAllInflections(base, upos="ADJ") if base != word else {}
+        for tag in ("JJR", "JJS"):
+            if word in forms.get(tag, ()) and mostly_adjective(word):
+                return tag
     return None
 
 
