@@ -59,6 +59,7 @@ from koplc.llm.byokg.ops import (
     answer_kind,
     constraints,
     cues,
+    filters,
     in_unit_asked,
     offered,
     pair_ops,
@@ -263,7 +264,8 @@ class Reasoner:
         cue = question.cue
         starts = ([Find(name=e) for e in linked.entities]
                   or concept_starts(self.kb, linked.question)
-                  or [FilterConcept(input=FindAll(), concept=c) for c in linked.concepts])
+                  or [FilterConcept(input=FindAll(), concept=c) for c in linked.concepts]
+                  or bounded_starts(self.kb, cue))
         concepts = tuple(dict.fromkeys((*linked.concepts, *said_concepts(self.kb,
                                                                         linked.question))))
         beam = [Candidate(n, _text(n), (), False) for n in starts]
@@ -506,7 +508,8 @@ class ByokgFrontEnd:
         with timed(seconds, "link"):
             linked = link_question(question, kb)
         failed = nothing_linked(linked, self.name, seconds, kb)
-        if failed is not None:
+        if failed is not None and not (failed.failure == "link" and bounded_starts(
+                kb, reasoner.asked(linked).cue)):
             return failed
         clock = time.perf_counter()
         demos = reasoner.demos_for(linked)
@@ -546,6 +549,26 @@ class ByokgFrontEnd:
                              "candidates": [{"program": c.text, "near": round(c.near, 4),
                                              "lm": round(c.lm, 3),
                                              "score": round(c.score, 4)} for c in found]}))
+
+
+def bounded_starts(kb, cue: Cues) -> list[Node]:
+    """Where a question that names no entity or concept starts: everything `kb` holds kept by
+    each number it states with a comparative right before it ("What weighs less than two
+    thousand pounds?"), by every key that number may be a value of and keeps some but not all
+    of the entities that hold; none when it states no such number, or asks yes or no."""
+    if cue.yes_no or not any(cue.bounds):  # a yes/no question asks of something it names
+        return []
+    starts = []
+    for node in filters(FindAll(), kb, cue):
+        if node.op == "FilterStr":
+            continue
+        try:
+            kept = len(set(execute(node, kb, CONVERTING).entity_ids or ()))
+        except KoplcError:
+            continue
+        if 0 < kept < len(kb.attr_index.get(node.key, ())):  # keeps some of those with the key
+            starts.append(node)
+    return starts
 
 
 def _graded(cue: Cues) -> tuple[tuple[str, bool], ...]:

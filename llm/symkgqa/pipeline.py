@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from koplc.kopl.answering.linking import linked_or_raise
+from koplc.kopl.answering.linking import NoLink, link_question, linked_or_raise
 from koplc.kopl.answering.repairs.context import RepairContext, SearchBest
 from koplc.kopl.answering.repairs.driver import repair
 from koplc.kopl.answering.repairs.pin_entities import moved
@@ -134,7 +134,7 @@ class Compiler:
         opts = options or self.options
         seconds = {"link": 0.0, "generation": 0.0, "grounding": 0.0, "execution": 0.0}
         with timed(seconds, "link"):
-            linked = linked_or_raise(question, self.kb)
+            linked = self._linked(question, opts)
         clock = time.perf_counter()
         searched = self._search(linked, opts)
         seconds["search"] = time.perf_counter() - clock
@@ -189,6 +189,23 @@ class Compiler:
             attempts.append(reused)  # kept for --explain, after the generated ones
         return Trace(linked.question, list(linked.entities), list(linked.concepts),
                      [d.question for d in demos], attempts, chosen, seconds)
+
+    def _linked(self, question: str, opts: CompileOptions):
+        """`linked_or_raise`, except that a question naming nothing of the KB but a number
+        with a comparative right before it goes on where the search runs: it starts from
+        everything that number keeps (`reasoner.bounded_starts`), as byokg does."""
+        try:
+            return linked_or_raise(question, self.kb)
+        except NoLink:
+            if self._mode(opts) != "searched":
+                raise
+            from koplc.llm.byokg.ops import cues
+            from koplc.llm.byokg.reasoner import bounded_starts
+
+            linked = link_question(question, self.kb)
+            if not bounded_starts(self.kb, cues(question, linked.spans)):
+                raise
+            return linked
 
     def _mode(self, opts: CompileOptions) -> str:
         if opts.demos == "auto":
