@@ -720,3 +720,19 @@ def test_no_count_of_what_one_entity_reaches_one_of(frontend, kbs):
     assert _gold("cars", question)["answers"] == []
     compiled = frontend.compile(question, kbs["cars"])
     assert not compiled.answers, compiled.final
+
+
+@pytest.mark.parametrize(("question", "entities"), [
+    ("What's the Chevy Caprice's freeway mileage?", ("Chevrolet_Caprice",)),
+    ("Which Chevys have no airbags?", ("Chevrolet", "None")),  # a clipped name, plural
+    ("Which Hondas are in the data?", ("Honda",)),  # a whole name is no clipped one
+])
+def test_a_name_with_its_first_word_clipped_links_it(kbs, question, entities):
+    from koplc.kopl.answering.linking import link_question
+
+    assert link_question(question, kbs["cars"]).entities == entities
+
+
+def test_a_clipped_name_is_answered(frontend, kbs):
+    _answered_right(frontend, kbs, "cars", "Is there room for more than seven people in a "
+                    "Chevy Astro?")

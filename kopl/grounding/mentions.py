@@ -80,6 +80,8 @@ class NameTable:
     """By each inner word of a name of three or more words, for `held_by` ("Atlanta" for
     "Hartsfield Jackson Atlanta Intl"), which links only a word WordNet knows as a proper name
     (`relatives.names_one`: not "FC" of "1. FC Köln")."""
+    rests: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """By the words after a name's first: (that first word, the name), for `clipped`."""
 
     def shortened_names(self, span: str) -> list[str]:
         """The KB names that the span writes with one of their inner words left out, the span
@@ -102,6 +104,19 @@ class NameTable:
         """The one KB name that has the word inside it (neither first nor last) and is no
         name itself, if one."""
         return self._only(self.inner, word)
+
+    def clipped(self, span: str) -> str | None:
+        """The one KB name that the span writes with its first word clipped, the rest the
+        same ("Chevy Caprice" for "Chevrolet Caprice", "Chevy" for "Chevrolet"): the span's
+        first word, of four or more letters, is the start of the name's longer one but for its
+        own last letter."""
+        words = _word_list(span)
+        if not words or len(words[0]) < 4 or " ".join(words) in self.spelled:
+            return None
+        first, stem = words[0], words[0][:-1]
+        found = {name for word, name in self.rests.get(" ".join(words[1:]), ())
+                 if len(word) > len(first) and word.startswith(stem)}
+        return found.pop() if len(found) == 1 else None
 
     def _only(self, index: dict[str, list[str]], span: str) -> str | None:
         for key in spellings(span):
@@ -131,6 +146,7 @@ def name_table(kb) -> NameTable:
     trailing: dict[str, list[str]] = {}
     shortened: dict[str, list[str]] = {}
     inner: dict[str, list[str]] = {}
+    rests: dict[str, list[tuple[str, str]]] = {}
     ids: dict[str, list[str]] = {}  # by the source's own identifiers ("Q1064", "baker_3_danny")
     for node in range(kb.n_concepts, len(kb.names)):
         name, source = kb.names[node], _local(kb.ids[node]) if hasattr(kb, "ids") else ""
@@ -148,6 +164,8 @@ def name_table(kb) -> NameTable:
                     trailing.setdefault(" ".join(words[-size:]), []).append(name)
                 for word in set(words[1:-1]):
                     inner.setdefault(word, []).append(name)
+                if words:
+                    rests.setdefault(" ".join(words[1:]), []).append((words[0], name))
             said = _word_list(name)
             for i in range(1, len(said) - 1) if len(said) >= 4 else ():
                 shortened.setdefault(" ".join(said[:i] + said[i + 1:]), []).append(name)
@@ -156,7 +174,7 @@ def name_table(kb) -> NameTable:
             spelled[key] = named
             joined.setdefault(key.replace(" ", ""), []).extend(named)
     return NameTable(spelled, joined, leading, trailing, shortened,
-                     {w: sorted(set(names)) for w, names in inner.items()})
+                     {w: sorted(set(names)) for w, names in inner.items()}, rests)
 
 
 def _local(identifier: str) -> str:
@@ -210,6 +228,9 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
                     and not _named_on(text, words, i + 1) and names_one(span)):
                 held = table.held_by(span)  # "Atlanta" for "Hartsfield Jackson Atlanta Intl"
                 names = [held] if held is not None else None
+            if names is None and span[:1].isupper() and not _named_on(text, words, i + size):
+                clipped = table.clipped(span) or table.clipped(singular(span))
+                names = [clipped] if clipped is not None else None  # "the Chevy Caprice"
             if names is None and (short := table.shortened_names(span)):
                 shortened.append((start, start + len(span), short))  # resolved after
                 continue
