@@ -32,6 +32,7 @@ from koplc.kopl.lexicon import (
     CONTENT_STOP_WORDS,
     NOT_NAMES,
     PREPOSITIONS,
+    singular,
 )
 from koplc.kopl.types import Comparator
 
@@ -59,7 +60,43 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
     ['12']
     >>> [q.value for q in quantities_in("Who was named star baker more than twice?")]
     ['2']
+    >>> [(q.value, q.unit) for q in quantities_in("Who in their twenties won in the 1970s?")]
+    [('20', 'decade'), ('1970', 'decade')]
     """
+    decades = decades_in(text)
+    return tuple(sorted((*(q for q in _quantities_in(text) if not any(
+        d.start < q.end and q.start < d.end for d in decades)), *decades),
+        key=lambda q: q.start))
+
+
+DECADE = "decade"
+"""The unit of a decade said ("the 1970s", "in their twenties"): the ten from its value on."""
+
+# A decade of years written in digits ("the 1970s", "1970's"; not "the 70s", whose century is
+# not said), or of someone's age in words after a possessive ("in their twenties").
+_DECADE = re.compile(r"\b(\d{3}0)['’]?s\b|\b(?:their|his|her|its|my|your|our)\s+([a-z]+ies)\b",
+                     re.IGNORECASE)
+
+
+def decades_in(text: str) -> tuple[QuantityInText, ...]:
+    """The decades said in `text`, each as its first value with the unit `DECADE`.
+
+    >>> [(q.value, q.start) for q in decades_in("Was it in the 1970s, in her thirties?")]
+    [('1970', 14), ('30', 28)]
+    """
+    found = []
+    for match in _DECADE.finditer(text):
+        if match.group(1):
+            found.append(QuantityInText(match.group(1), match.start(1), match.end(), DECADE))
+            continue
+        tens = numbers_in(singular(match.group(2).lower()))
+        if len(tens) == 1 and tens[0] in {str(n) for n in range(20, 100, 10)}:
+            found.append(QuantityInText(tens[0], match.start(2), match.end(2), DECADE))
+    return tuple(found)
+
+
+def _quantities_in(text: str) -> list[QuantityInText]:
+    """`quantities_in` but for decades."""
     tokens = [_Token(m) for m in _TOKEN.finditer(text)]
     found: list[QuantityInText] = []
     i = 0
@@ -76,7 +113,7 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
             i = one[1]
         else:
             i += 1
-    return tuple(found)
+    return found
 
 
 def numbers_in(text: str) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ is a help, and the question goes on without it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from koplc.kopl.errors import BackendError, KoplcError
 from koplc.kopl.execution.executor import CONVERTING, execute
@@ -23,7 +24,7 @@ from koplc.kopl.grounding.mentions import says
 from koplc.kopl.ir import FilterConcept, FilterNum, FilterYear, Find, FindAll, Node, Relate
 from koplc.kopl.kb.model import KEY
 from koplc.kopl.naming import name_words
-from koplc.kopl.quantities_in_text import QuantityInText, quantities_in
+from koplc.kopl.quantities_in_text import DECADE, QuantityInText, quantities_in
 from koplc.kopl.types import Comparator
 from koplc.kopl.values import DATE, QUANTITY, YEAR
 from koplc.sparql_backend.lower import PROLOGUE
@@ -144,7 +145,8 @@ def chosen_by_number(kb, fragment, question: str, ids: list[str],
     `concepts` (name, whether the question says it) and of the sets one relation from the
     entities `ids`, that join the `fragment` of the endpoint KB `kb` (`said`: the question's
     `said_words`; `each`: entities a side)."""
-    numbers = quantities_in(unnamed(question, fragment, ids))[:MAX_NUMBERS]
+    numbers = tuple(replace(q, unit="") if q.unit == DECADE else q  # "the 1970s": near 1970
+                    for q in quantities_in(unnamed(question, fragment, ids))[:MAX_NUMBERS])
     if not numbers:
         return []
     sets = [(FilterConcept(input=FindAll(), concept=name), saying) for name, saying in concepts]

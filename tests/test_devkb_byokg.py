@@ -736,3 +736,11 @@ def test_a_name_with_its_first_word_clipped_links_it(kbs, question, entities):
 def test_a_clipped_name_is_answered(frontend, kbs):
     _answered_right(frontend, kbs, "cars", "Is there room for more than seven people in a "
                     "Chevy Astro?")
+
+
+def test_a_decade_is_the_years_it_spans(frontend, kbs):
+    # "the 1970s" was read as 1970 (with "s" as its unit), so a year of 1970 matched alone
+    compiled = _answered_right(frontend, kbs, "isotopes",
+                               "Which fluorine isotopes were discovered in the 1970s?")
+    filters = {(n.value, n.comparator) for _, n in compiled.final.walk() if n.op == "FilterYear"}
+    assert filters == {("1969", ">"), ("1980", "<")}

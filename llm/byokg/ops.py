@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from koplc.kopl.execution.judge import find_names
@@ -56,7 +56,7 @@ from koplc.kopl.lexicon import (
     singular,
 )
 from koplc.kopl.naming import name_head
-from koplc.kopl.quantities_in_text import in_scale, ordinals_in, quantities_in
+from koplc.kopl.quantities_in_text import DECADE, in_scale, ordinals_in, quantities_in
 from koplc.kopl.registry import op_for, ops_of
 from koplc.kopl.relatives import classifies, kind_share, kinds_of, says_relatedness
 from koplc.kopl.types import AmongOp, Comparator
@@ -215,6 +215,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
     bound = {Comparator(b) for b in bounds if b}
     if bound:  # "more than 500 years before": the words right before a number compare it
         more, less = Comparator.GT in bound, Comparator.LT in bound
+    said, bounds = _within_decades(said, bounds)
     return Cues(is_yes_no(question), asks_relatedness(unnamed) or says_relatedness(unnamed),
                 has(_MOST), has(_LEAST), more, less,
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
@@ -230,6 +231,22 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 kinds=frozenset(k for w in re.findall(r"\b[a-z]{3,}\b", outside)
                                 if w not in CONTENT_STOP_WORDS for k in kinds_of(w, 1)
                                 if len(k) > 1))
+
+
+def _within_decades(said: list, bounds: tuple[str, ...]) -> tuple[list, tuple[str, ...]]:
+    """The numbers said, each decade ("the 1970s", "in their twenties") as the two it lies
+    between (above 1969, below 1980), with the comparators right before them."""
+    numbers, compared = [], []
+    for quantity, bound in zip(said, bounds, strict=True):
+        if quantity.unit == DECADE:
+            first = int(quantity.value)
+            numbers += [replace(quantity, value=str(first - 1), unit=""),
+                        replace(quantity, value=str(first + 10), unit="")]
+            compared += [Comparator.GT.value, Comparator.LT.value]
+        else:
+            numbers.append(quantity)
+            compared.append(bound)
+    return numbers, tuple(compared)
 
 
 # A comparative said right before a number ("more than", "under"), which compares that number.
@@ -488,9 +505,11 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
             for comparator in (bound,) if bound else cue.amount_comparators:
                 yield _quantity(number, _unit_of(said, unit)), comparator
     elif kind == "date":
-        for number in (n for n in cue.numbers if re.fullmatch(r"\d{3,4}", n)):
-            for comparator in cue.comparators:
-                yield number, comparator
+        for number, bound in zip(cue.numbers, cue.bounds or ("",) * len(cue.numbers),
+                                 strict=True):
+            if re.fullmatch(r"\d{3,4}", number):
+                for comparator in (bound,) if bound else cue.comparators:
+                    yield number, comparator
     elif kind == "string":
         for value in sorted(s for s in strings
                             if s and (_said(cue.text, s) or s.lower() in cue.kinds

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 
 from koplc.kopl import ir
 from koplc.kopl.ir import Node
-from koplc.kopl.quantities_in_text import quantities_in
+from koplc.kopl.quantities_in_text import DECADE, quantities_in
 from koplc.kopl.transform import rebuild
 from koplc.kopl.units import bare_number
 from koplc.kopl.values import read_quantity
@@ -39,7 +39,7 @@ def said_units(question: str) -> dict[Decimal, str]:
     said: dict[Decimal, str] = {}
     for quantity in quantities_in(question):
         number = _decimal(quantity.value)
-        if quantity.unit and number is not None:
+        if quantity.unit and quantity.unit != DECADE and number is not None:
             said.setdefault(number, quantity.unit)
     return said
 
