@@ -79,17 +79,25 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     return True
 
 
+# The fewest entities a relation must reach one thing from each of before it is taken to reach
+# one from any (`one_each`): a size, as the members a fragment samples (a KB of a few facts,
+# the KoPL example's one child of LeBron James, says nothing of how many children one has).
+ONE_EACH_HOLDERS = 20
+
+
 def one_each(node: Node, kb) -> bool:
-    """Whether `node` follows relations from one named entity, each of which reaches at most
-    one thing from every entity the KB holds it for (an isotope's element, a car's maker): a
-    count of it is 1 for any entity, and says nothing. A fragment of an endpoint's KB holds
-    only some of a relation's facts, so it is not asked there (its count is kept, as before)."""
+    """Whether `node` follows relations from one named entity, each of which reaches one thing
+    from every entity the KB holds it for, `ONE_EACH_HOLDERS` or more (an isotope's element, a
+    car's maker): a count of it is 1 for any entity, and says nothing. A fragment of an
+    endpoint's KB holds only some of a relation's facts, so it is not asked there (its count
+    is kept, as before)."""
     if getattr(kb, "whole", None) is not None:
         return False
     while node.op == "Relate":
         table = (kb.out_objects if node.direction == "forward" else kb.in_objects).get(
             node.relation, {})
-        if any(len(set(reached)) > 1 for reached in table.values()):
+        if len(table) < ONE_EACH_HOLDERS or any(len(set(reached)) > 1
+                                               for reached in table.values()):
             return False
         node = node.input
     return node.op == "Find"
