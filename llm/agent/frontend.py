@@ -107,11 +107,9 @@ class Searcher:
         return self.reasoner.demonstrations(linked, found, n) if found else []
 
     def lacking(self, linked, node) -> str | None:
-        """Why nothing is found for `node`, the dialog's program (Reasoner.lacking, over the
-        best fit of the search's programs and `node`); None when nothing says so."""
-        reasoner, found = self.reasoner, self.found(linked)
-        best = max([c.near for c in found] + reasoner.nearness([node], reasoner.asked(linked)))
-        return reasoner.lacking(linked, best)
+        """Why nothing is found for `node`, the dialog's program (Reasoner.lacking_beside);
+        None when nothing says so."""
+        return self.reasoner.lacking_beside(linked, self.found(linked), node)
 
 
 def compiled_of(run: AgentRun) -> Compiled:

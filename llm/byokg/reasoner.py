@@ -445,6 +445,12 @@ class Reasoner:
         return (f"nothing found: the KB holds {fact!r} for {plural(concept)} but not for "
                 f"{entity!r}")
 
+    def lacking_beside(self, linked: Linked, found: list[Candidate], node: Node) -> str | None:
+        """`lacking` for `node`, another front end's program: over the best fit of the
+        programs the search `found` and of `node`."""
+        fits = [c.near for c in found] + self.nearness([node], self.asked(linked))
+        return self.lacking(linked, max(fits))
+
     def fits(self, found: list[Candidate]) -> bool:
         """Whether a program the search `found` fits the question as well as `min_fit`."""
         return any(c.near >= self.options.min_fit for c in found)

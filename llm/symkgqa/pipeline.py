@@ -360,9 +360,7 @@ class Compiler:
                      f"fits the question (fit below {searcher.options.min_fit}); the KB may not "
                      "hold what it asks")
         else:
-            best = max(c.near for c in searched)
-            error = searcher.lacking(linked, max(best, searcher.nearness(
-                [node], searcher.asked(linked))[0]))
+            error = searcher.lacking_beside(linked, searched, node)
             if error is None:
                 return chosen
         attempts.append(Attempt("", source="unfit", failed="unfit", error=error))
