@@ -11,8 +11,7 @@ more."""
 
 from __future__ import annotations
 
-from koplc.kopl.execution.executor import execute
-from koplc.kopl.ir import FilterConcept, Find, FindAll, Node, QueryAttr, QueryName, Relate
+from koplc.kopl.ir import Find, Node, QueryAttr, QueryName, Relate
 
 # Set on the dev KBs' three tune sets (tests/fixtures/devkbs: questions.jsonl tune halves,
 # more_questions.jsonl, absent_questions.jsonl): over the questions naming one entity, the
@@ -42,9 +41,9 @@ def lacking_programs(kb, entity: str, concept: str) -> list[Node]:
 
 
 def _members(kb, concept: str) -> set[int]:
-    """The nodes of `concept`'s members."""
-    ids = execute(FilterConcept(input=FindAll(), concept=concept), kb).entity_ids or ()
-    return {kb.id_to_node[i] for i in ids}
+    """The nodes of `concept`'s members (entities, as FilterConcept of everything keeps)."""
+    return {n for c in kb.name_to_nodes.get(concept, ()) for n in kb.concept_members.get(c, ())
+            if n >= kb.n_concepts}
 
 
 def _held(table: dict[int, tuple], nodes: set[int]) -> bool:

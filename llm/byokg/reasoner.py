@@ -425,11 +425,11 @@ class Reasoner:
             return False
         return self.nearness([node], self.asked(linked))[0] < self.options.min_fit
 
-    def lacking(self, linked: Linked, best: float) -> str | None:
+    def lacking(self, linked: Linked, best: float, question: Asked | None = None) -> str | None:
         """Why nothing is found when the question names one entity and asks for a fact the KB
         holds for things like it but not for it (koplc.llm.byokg.lacking): a program asking
         for that fact fits the question `LACKING` or more above `best`, the best fit of a
-        program that answers; None otherwise."""
+        program that answers; None otherwise. `question`: `asked(linked)`, when worked out."""
         if len(linked.entities) != 1:
             return None
         entity = linked.entities[0]
@@ -437,7 +437,7 @@ class Reasoner:
         programs = lacking_programs(self.kb, entity, concept) if concept else []
         if not programs:
             return None
-        nears = self.nearness(programs, self.asked(linked))
+        nears = self.nearness(programs, question or self.asked(linked))
         near, program = max(zip(nears, programs, strict=True), key=lambda pair: pair[0])
         if near < best + LACKING:
             return None
@@ -448,8 +448,9 @@ class Reasoner:
     def lacking_beside(self, linked: Linked, found: list[Candidate], node: Node) -> str | None:
         """`lacking` for `node`, another front end's program: over the best fit of the
         programs the search `found` and of `node`."""
-        fits = [c.near for c in found] + self.nearness([node], self.asked(linked))
-        return self.lacking(linked, max(fits))
+        question = self.asked(linked)
+        fits = [c.near for c in found] + self.nearness([node], question)
+        return self.lacking(linked, max(fits), question)
 
     def fits(self, found: list[Candidate]) -> bool:
         """Whether a program the search `found` fits the question as well as `min_fit`."""
@@ -515,7 +516,7 @@ class ByokgFrontEnd:
             linked = link_question(question, kb)
         failed = nothing_linked(linked, self.name, seconds, kb)
         if failed is not None and not (failed.failure == "link" and bounded_starts(
-                kb, reasoner.asked(linked).cue)):
+                kb, cues(linked.question, linked.spans))):
             return failed
         clock = time.perf_counter()
         demos = reasoner.demos_for(linked)

@@ -5,6 +5,7 @@ beyond the question's own entities)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import CONVERTING, execute
@@ -59,10 +60,10 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     Verify in disguise: "is the density of Gold above 19" read as the group of Gold whose
     density is above 19); a concept only where the named entity is several ("the element
     ENT" picks among entities of one name; of one entity, it only lends the program the
-    concept's word); no filter right after the same one, nor a
-    relation followed there, back and there again; no query of an attribute the program has
-    filtered by ("which humans are taller than 190 cm" asks for the humans, not their
-    heights); no way from a whole concept back among its own members (`_back_among_its_own`)."""
+    concept's word); no filter right after the same one, nor a relation followed there, back
+    and there again; no query of an attribute the program has filtered by ("which humans are
+    taller than 190 cm" asks for the humans, not their heights); no way from a whole concept
+    back among its own members (`_back_among_its_own`)."""
     if node.op == "Count":
         return counts and node.input.op != "Find" and not one_each(node.input, kb)
     if node.op.startswith("Filter") and node.input.op == "Find":
@@ -94,13 +95,20 @@ def one_each(node: Node, kb) -> bool:
     if getattr(kb, "whole", None) is not None:
         return False
     while node.op == "Relate":
-        table = (kb.out_objects if node.direction == "forward" else kb.in_objects).get(
-            node.relation, {})
-        if len(table) < ONE_EACH_HOLDERS or any(len(set(reached)) > 1
-                                               for reached in table.values()):
+        if not _reaches_one(kb, node.relation, node.direction):
             return False
         node = node.input
     return node.op == "Find"
+
+
+@lru_cache(maxsize=256)
+def _reaches_one(kb, relation: str, direction: str) -> bool:
+    """Whether `relation`, followed in `direction`, reaches one thing from each entity of
+    `kb` that has it, `ONE_EACH_HOLDERS` or more; once a KB (the search asks it of each
+    Count it grows)."""
+    table = (kb.out_objects if direction == "forward" else kb.in_objects).get(relation, {})
+    return len(table) >= ONE_EACH_HOLDERS and all(len(set(reached)) == 1
+                                                   for reached in table.values())
 
 
 def _several(node: Node, kb) -> bool:
