@@ -121,8 +121,8 @@ CASES = [
     ("mammals", "Which domestic animals are heavier than 500 kg?", "FilterNum"),
     # "relate" asks how two things are related, as "related" does
     ("mammals", "How does Homo relate to Primates?", "QueryRelation"),
-    # a possessive chain asks for the last thing owned
-    ("mammals", "the dog's genus's order?", "FilterConcept"),
+    # a possessive chain asks for the last thing owned (up the hierarchy: "the orders of Dog")
+    ("mammals", "the dog's genus's order?", "Relate"),
     # "how many orders of mammals" counts orders: the noun after "how many", as the answer
     # type of a name question, not the other concept the question says
     ("mammals", "How many orders of mammals are represented?", "Count"),
@@ -146,6 +146,11 @@ CASES = [
     # no entity or concept named: everything the number with its comparative keeps, by a key
     # of weights (not by every key whose values all pass: lengths are all under 2000)
     ("cars", "What weighs less than two thousand pounds?", "FilterNum"),
+    # a kind named by an entity: "the lightest rodent" is one of what the taxon Rodentia holds,
+    # down to its last level (species, not genera), read as "the mammals in Rodentia"
+    ("mammals", "What is the lightest rodent?", "SelectAmong"),
+    ("mammals", "how many rodents does the data set include", "Count"),
+    ("cars", "Which sports car is the cheapest?", "SelectAmong"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [
@@ -300,6 +305,28 @@ def test_a_question_asking_who_is_not_answered_with_a_time_or_an_amount(frontend
     compiled = frontend.compile(question, kbs["flights"])
     assert compiled.final is not None
     assert not _time_or_amount(compiled.final, kbs["flights"])
+
+
+def test_who_is_not_answered_with_a_relation_facts_year_either(kbs):
+    # the year a nuclide was found is a qualifier of its fact "isotope of" its element: "who
+    # discovered it" asks for someone, as of an attribute's year
+    from koplc.kopl.ir import Find, QueryRelationQualifier, Relate
+    from koplc.llm.byokg.ops import _time_or_amount
+
+    found = Find(name="carbon-14")
+    year = QueryRelationQualifier(left=found, right=Relate(input=found, relation="isotope of",
+                                                           direction="forward"),
+                                  relation="isotope of", qkey="year of discovery")
+    assert _time_or_amount(year, kbs["isotopes"])
+
+
+def test_how_much_is_answered_with_an_amount_not_names(frontend, kbs):
+    # the KB holds no prize money: without the rule the search answered the series he won;
+    # an amount is the answer's kind (here the viewers of that series: still wrong, a value)
+    question = "How much prize money did John Whaite win?"
+    assert _gold("bakeoff", question)["answers"] == []
+    compiled = frontend.compile(question, kbs["bakeoff"])
+    assert compiled.final is None or compiled.final.op != "QueryName"
 
 
 def test_where_something_is_is_not_answered_with_an_amount(frontend, kbs):

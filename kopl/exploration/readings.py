@@ -94,6 +94,9 @@ def relation_phrase(relation: str, direction: str, subject: str, noun: str = "en
 
 
 def _relate(node: ir.Relate, parts: dict[str, str]) -> str:
+    if parts.get("levels"):  # down or up a hierarchy (`_down_from`)
+        into = "in" if node.direction == "backward" else "of"
+        return f"the {parts['noun']} {into} {parts['input']}"
     return relation_phrase(node.relation, str(node.direction or "forward"), parts["input"],
                            parts.get("noun", "entities"))
 
@@ -225,11 +228,35 @@ def _parts(node: ir.Node, nouns: Nouns | None) -> dict[str, str]:
     noun = nouns(node) if nouns is not None else None
     if noun:
         parts["noun"] = noun
+        start = _down_from(node, nouns) if isinstance(node, ir.Relate) else None
+        if start is not None:
+            parts["input"], parts["levels"] = phrase(start, nouns), "yes"
     for name, _ in type(node).arg_fields():
         value = getattr(node, name)
         parts[name] = words(value) if name in ("key", "qkey", "relation", "concept") \
             else str(value) if not isinstance(value, tuple) else ""
     return parts
+
+
+def _down_from(node: ir.Relate, nouns: Nouns) -> ir.Node | None:
+    """Where a relation followed through the levels of a hierarchy starts: the same relation
+    followed the same way more than once, each step reaching another concept (an order's
+    genera, then their species). Such a chain reads as one step from its start, as English
+    says "the mammals in Rodentia" or "the order of the horse"; None for one step, or a
+    relation that stays in one concept (a child's child reads step by step).
+
+    >>> from koplc.kopl.ir import Find, Relate
+    >>> down = lambda node: Relate(input=node, relation="parent taxon", direction="backward")
+    >>> genera = down(Find(name="Rodentia"))
+    >>> level = {str(genera): "genera", str(down(genera)): "mammals"}
+    >>> [phrase(n, lambda n: level.get(str(n))) for n in (genera, down(genera))]
+    ['the genera whose parent taxon is Rodentia', 'the mammals in Rodentia']
+    """
+    start, noun = node.input, nouns(node)
+    while (isinstance(start, ir.Relate) and start.relation == node.relation
+           and start.direction == node.direction and (level := nouns(start)) and level != noun):
+        noun, start = level, start.input
+    return None if start is node.input else start
 
 
 def _fill(template: Template, node: ir.Node, nouns: Nouns | None = None) -> str:

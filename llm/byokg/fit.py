@@ -40,7 +40,7 @@ from koplc.kopl.lexicon import (
     singular,
 )
 from koplc.kopl.quantities_in_text import quantities_in
-from koplc.kopl.relatives import agent_nouns, kind_share, kinds_of, measures
+from koplc.kopl.relatives import agent_nouns, kind_share, kinds_of, measures, mostly_noun
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
 
@@ -108,7 +108,8 @@ def asked_type(question: str) -> str | None:
                 rest = rest[1:]
             if rest and (rest[0] in ("most", "least") or (
                     rest[0].endswith("est") and adjective_base(rest[0]))):
-                return asked_noun(question)  # "the most expensive car": the noun picked
+                noun = asked_noun(question)  # "the most expensive car": the noun picked
+                return None if noun == "ent" else noun  # "the lightest ENT": a member of it
             return _named(rest)
         if token in WH_ANSWER_TYPES:
             return WH_ANSWER_TYPES[token]
@@ -135,6 +136,51 @@ def counted_noun(question: str) -> str | None:
     while rest and rest[0] in ARTICLES:
         rest = rest[1:]
     return _named(rest)
+
+
+def kind_named(question: str) -> bool:
+    """Whether the (masked) question asks for things of a kind it names by an entity: "which
+    ENT were born on ENT" ("which humans"), "what is the lightest ENT" ("rodent": Rodentia).
+
+    >>> [kind_named(q) for q in ("which ENT were born on ENT", "What is the lightest ENT?",
+    ...     "What is the lightest mammal?", "Who directed ENT?", "Which ENT planes does ENT fly?")]
+    [True, True, False, False, False]
+    """
+    after = re.search(r"\bENT\s+([a-z]+)", question)
+    return (not asks_how_many(question) and asked_type(question) is None
+            and asked_noun(question) == "ent"
+            and not (after and mostly_noun(singular(after.group(1)))))  # "which ENT planes"
+
+
+def members_of_named(node: Node, entities: tuple[str, ...]) -> Node | None:
+    """The set a finished program answers from (past any concept filter) when it is what one
+    relation reaches, followed one way once or more, from an entity of `entities`: things of
+    the kind that entity names (a species' characters, an order's genera's species); else None.
+
+    >>> from koplc.kopl.ir import Find, QueryName, Relate
+    >>> down = Relate(input=Relate(input=Find(name="Rodentia"), relation="parent",
+    ...     direction="backward"), relation="parent", direction="backward")
+    >>> members_of_named(QueryName(input=down), ("Rodentia",)) == down
+    True
+    >>> members_of_named(QueryName(input=Relate(input=down, relation="diet",
+    ...     direction="forward")), ("Rodentia",))
+    """
+    inner = node.input if node.op in ("QueryName", "SelectAmong", "Count") else None
+    return _reached_down(inner, entities) if inner is not None else None
+
+
+def _reached_down(inner: Node, entities: tuple[str, ...]) -> Node | None:
+    while inner.op == "FilterConcept":
+        inner = inner.input
+    if inner.op == "And":  # "which ENT were born on ENT": either side
+        return _reached_down(inner.left, entities) or _reached_down(inner.right, entities)
+    if inner.op != "Relate":
+        return None
+    step = inner
+    while step.op == "Relate" and (step.relation, step.direction) == (inner.relation,
+                                                                      inner.direction):
+        step = step.input
+    return inner if step.op == "Find" and step.name in entities else None
 
 
 def _named(rest: list[str]) -> str | None:

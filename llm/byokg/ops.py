@@ -104,6 +104,8 @@ class Cues:
     """Each of `numbers` as the question writes it ("9,500,000", "five", "second")."""
     one: bool = False
     """Whether a superlative picks one thing, its noun in the singular (`asks_for_one`)."""
+    how_much: bool = False
+    """Whether the question opens "how much": it asks for an amount, not for names."""
     where: bool = False
     """Whether the question opens "where is" (are, was, were): it asks for a place, not for a
     time, an amount or a count ("where did ENT place" may ask for a rank)."""
@@ -226,6 +228,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(outside),
                 graded=graded(unnamed), where=_WHERE.match(question) is not None,
+                how_much=_HOW_MUCH.match(question) is not None,
                 bounds=bounds, sameness=says_sameness(question), when=_asks_for_time(question),
                 classes=any(classifies(w) for w in _CLASSES_OF.findall(question.lower())),
                 kinds=frozenset(k for w in re.findall(r"\b[a-z]{3,}\b", outside)
@@ -262,6 +265,7 @@ _CLASSES_OF = re.compile(r"\b(?:which|what)\s+([a-z]+)\s+of\b")
 _WHO = re.compile(r"\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
 _WHEN = re.compile(r"\s*(?:\w+\s+)?when\b", re.IGNORECASE)
 _WHERE = re.compile(r"\s*where\s+(?:is|are|was|were)\b", re.IGNORECASE)
+_HOW_MUCH = re.compile(r"\s*(?:\w+\s+)?how\s+much\b", re.IGNORECASE)
 
 
 def _said(text: str, phrase: str) -> bool:
@@ -311,6 +315,8 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
     if cue.classes and not (cue.yes_no or cue.how_many):  # classes by name: no amount
         candidates = [c for c in candidates if node_of(c).op != "Count"
                       and not _time_or_amount(node_of(c), kb)] or candidates
+    if cue.how_much and not cue.yes_no:  # an amount: a value, not names
+        candidates = [c for c in candidates if _valued(node_of(c))] or candidates
     if cue.someone and not cue.yes_no:  # people are entities: no value, no count
         candidates = [c for c in candidates if node_of(c).op != "Count"
                       and not node_of(c).op.startswith("QueryAttr")] or candidates
@@ -408,12 +414,20 @@ def _asks_for_time(question: str) -> bool:
 
 
 def _time_or_amount(node: Node, kb) -> bool:
-    """Whether `node` answers a count, or a value of a date, year or quantity key."""
+    """Whether `node` answers a count, or a value of a date, year or quantity key (a
+    qualifier's, of an attribute or a relation fact)."""
     if node.op == "Count":
         return True
-    key = getattr(node, "qkey", None) if node.op == "QueryAttrQualifier" else getattr(
+    key = getattr(node, "qkey", None) if node.op in ("QueryAttrQualifier",
+                                                     "QueryRelationQualifier") else getattr(
         node, "key", None)
-    return node.op.startswith("QueryAttr") and kb.key_type.get(key) in ("date", "quantity")
+    return (node.op.startswith("QueryAttr") or node.op == "QueryRelationQualifier") and (
+        kb.key_type.get(key) in ("date", "quantity"))
+
+
+def _valued(node: Node) -> bool:
+    """Whether `node` answers a value: an attribute's, a qualifier's or a count."""
+    return node.op.startswith("QueryAttr") or node.op in ("QueryRelationQualifier", "Count")
 
 
 def _last_op(node: Node) -> str:

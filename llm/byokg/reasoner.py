@@ -182,6 +182,8 @@ class Asked:
     """The KB's words with the question's own senses of the concepts it means (`meant_senses`)."""
     counted: str | None = None
     """The noun a "how many" question counts (`fit.counted_noun`)."""
+    kind_named: bool = False
+    """Whether it asks for things of a kind it names by an entity (`fit.kind_named`)."""
 
 
 class Reasoner:
@@ -251,7 +253,8 @@ class Reasoner:
         said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
         return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
                      cues(linked.question, linked.spans),
-                     self.words.with_relatives(meant_senses(linked)), fit.counted_noun(masked))
+                     self.words.with_relatives(meant_senses(linked)), fit.counted_noun(masked),
+                     fit.kind_named(masked))
 
     def search(self, linked: Linked, prompt: str) -> list[Candidate]:
         """The finished programs, best first. Each step grows every program of the beam by each
@@ -407,8 +410,27 @@ class Reasoner:
             if opts.type_weight and asked and returned:
                 score += opts.type_weight * fit.type_match(asked, returned, encode,
                                                              question.lexicon)
+            elif (question.kind_named and not unused
+                  and self._of_kind(node, question.linked.entities)):
+                score += opts.type_weight  # "the lightest ENT" (rodent): one of Rodentia's
             scores.append(score)
         return scores
+
+    def _of_kind(self, node: Node, entities: tuple[str, ...]) -> bool:
+        """Whether `node` answers from things of the kind an entity of `entities` names
+        (`fit.members_of_named`), down to the last level: the relation reaches on from none of
+        them ("which primates": the species under Primates, not its genera)."""
+        down = fit.members_of_named(node, entities)
+        if down is None:
+            return False
+        try:
+            ids = execute(down, self.kb, CONVERTING).entity_ids or ()
+        except KoplcError:
+            return False
+        kb = self.kb
+        return not any(relation == down.relation and direction == down.direction
+                       for i in ids for _, relation, direction, _, _ in
+                       kb.relations[kb.id_to_node[i]])
 
     def keeps_form(self, node: Node, best: Node, question: Asked) -> bool:
         """Whether the search's rules of the question's form (`ops.answer_kind`) keep `node`,
