@@ -221,6 +221,26 @@ def kinds_of(noun: str, levels: int = 3) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=4096)
+def is_a(noun: str, kind: str) -> bool:
+    """Whether WordNet puts one of the noun's senses right under a sense of `kind` (both
+    read in the singular): a species is a kind, a genus a taxonomic group. False without
+    WordNet.
+
+    >>> is_a("species", "kinds"), is_a("planets", "kinds"), is_a("genera", "taxonomic group")
+    (True, False, True)
+    """
+    from koplc.kopl.lexicon import singular
+
+    wordnet = _wordnet()
+    if wordnet is None:
+        return False
+    lemma = singular(kind.lower()).replace(" ", "_")
+    return any(x.name().lower() == lemma for sense in wordnet.synsets(
+        singular(noun.lower()).replace(" ", "_"), pos="n")
+        for above in sense.hypernyms() for x in above.lemmas())
+
+
 _KIND = "kind.n.01"
 
 

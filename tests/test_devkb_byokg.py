@@ -151,6 +151,10 @@ CASES = [
     ("mammals", "What is the lightest rodent?", "SelectAmong"),
     ("mammals", "how many rodents does the data set include", "Count"),
     ("cars", "Which sports car is the cheapest?", "SelectAmong"),
+    # "kinds" asks for what WordNet puts right under kind: species (and "different" is no
+    # noun counted)
+    ("starwars", "How many different kinds of being come from Naboo?", "Count"),
+    ("starwars", "Which kinds of being share a home world with Lama Su?", "Relate"),
 ]
 # Known failures: a qualifier op the search builds but does not rank first.
 KNOWN = [

@@ -40,7 +40,15 @@ from koplc.kopl.lexicon import (
     singular,
 )
 from koplc.kopl.quantities_in_text import quantities_in
-from koplc.kopl.relatives import agent_nouns, kind_share, kinds_of, measures, mostly_noun
+from koplc.kopl.relatives import (
+    agent_nouns,
+    is_a,
+    kind_share,
+    kinds_of,
+    measures,
+    mostly_adjective,
+    mostly_noun,
+)
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
 
@@ -126,15 +134,16 @@ def counted_noun(question: str) -> str | None:
 
     >>> [counted_noun(q) for q in ("how many orders of mammals are represented",
     ...     "how many ENT species are there", "what is the number of isotopes of ENT",
-    ...     "how many hours a day does ENT sleep", "how many does ENT have")]
-    ['orders', 'species', 'isotopes', 'hours', None]
+    ...     "how many hours a day does ENT sleep", "how many does ENT have",
+    ...     "how many different kinds of being come from ENT")]
+    ['orders', 'species', 'isotopes', 'hours', None, 'kinds']
     """
     said = re.search(r"\bhow\s+many\b|\bnumber\s+of\b", question, re.IGNORECASE)
     if said is None:
         return None
     rest = re.findall(r"[a-z]+", question[said.end():].replace("ENT", " ").lower())
-    while rest and rest[0] in ARTICLES:
-        rest = rest[1:]
+    while rest and (rest[0] in ARTICLES or (len(rest) > 1 and mostly_adjective(rest[0]))):
+        rest = rest[1:]  # "how many different kinds": kinds
     return _named(rest)
 
 
@@ -217,7 +226,8 @@ def type_match(asked: str, returned: str, vectors, extra: ExtraWords = NO_EXTRA)
     of the returned noun's senses in `extra` (a question's `meant_senses`), or a kind of it in
     WordNet (`relatives.kinds_of`: "carmakers" of manufacturers)."""
     if singular(asked) in extra.near_synonyms(returned, singular(returned)) or (
-            singular(returned.lower()) in kinds_of(asked)):  # "carmakers": manufacturers
+            singular(returned.lower()) in kinds_of(asked)  # "carmakers": manufacturers
+            or is_a(returned, asked)):  # "kinds": species, a kind in one of its senses
         return 1.0
     pair = vectors([asked, returned])
     cosine = float(pair[0] @ pair[1])
