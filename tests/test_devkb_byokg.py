@@ -365,6 +365,11 @@ def test_no_query_of_an_attribute_filtered_by_anywhere_below(kbs):
     ("isotopes", "What is the neutron capture cross-section of boron-10?",
      "neutron capture cross-section"),
     ("mammals", "How many teeth does a dog have?", "teeth"),
+    # the entity's own concept is nothing asked of it: "weapon" reads near "character" (0.48)
+    ("starwars", "What weapon does Boba Fett carry?", "weapon"),
+    ("mammals", "What predators hunt the chinchilla?", "predators"),
+    # a degree adjective is no property: "colour" reads near "light" (of weight, 0.58)
+    ("cars", "What colour is the Honda Civic?", "colour"),
 ])
 def test_a_property_the_kb_names_nothing_like_finds_nothing(frontend, kbs, kb, question, asked):
     # without the rule the search answered the nearest property it has (a spin, a model, a
@@ -444,6 +449,15 @@ def test_a_filter_that_keeps_every_one_is_no_program(kbs):
     everyone = FilterNum(input=bakers, key="star baker awards", value="20", comparator="<")
     assert admissible(kept, kbs["bakeoff"], set()) is not None
     assert admissible(everyone, kbs["bakeoff"], set()) is None
+
+
+def test_a_name_ending_in_a_full_stop_is_masked_with_it(kbs):
+    # "Inc." ends the airline's name: the masked question reads "does ENT have", a shape
+    from koplc.kopl.answering.linking import link_question
+
+    linked = link_question("How many employees does United Air Lines Inc. have?",
+                           kbs["flights"])
+    assert linked.masked() == "How many employees does ENT have?"
 
 
 def test_a_word_a_values_name_is_made_from_links_it(kbs):

@@ -397,7 +397,7 @@ def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float],
     property of an entity that `kb` names nothing like (koplc.kopl.answering.unheld); else
     None."""
     if links(linked):
-        asked = unheld(kb, linked.masked())
+        asked = unheld(kb, linked.masked(), linked.entities)
         if asked is None:
             return None
         return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),
@@ -414,7 +414,7 @@ def linked_or_raise(question: str, kb) -> Linked:
     linked = link_question(question, kb)
     if not links(linked):
         raise NoLink(f"{NOTHING_LINKS}: {question.strip()!r}")
-    asked = unheld(kb, linked.masked())
+    asked = unheld(kb, linked.masked(), linked.entities)
     if asked is not None:
         raise Unheld(_unheld_error(asked))
     return linked

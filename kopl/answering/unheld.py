@@ -12,7 +12,10 @@ subject (ENT: the linked entity, masked, once). X, of one to four words (two aft
 possessive or a what-word), is compared by MiniLM cosine with every name of the KB's schema
 (relations, attributes, qualifier keys, concepts, as words), their words' verbs and agent
 nouns ("illustrator" for "illustrated by") and their WordNet relatives
-(`koplc.kopl.relatives`); below `UNHELD` for all of them, the KB holds nothing like X.
+(`koplc.kopl.relatives`) but for the adjectives that say a degree ("light" of weight); below
+`UNHELD` for all of them, the KB holds nothing like X. The concepts the entity belongs to are
+not compared (unless X says one: "what kind of movie is ENT"): a question asks of a character
+no character.
 """
 
 from __future__ import annotations
@@ -22,8 +25,14 @@ from functools import lru_cache
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.exploration.readings import words
-from koplc.kopl.lexicon import ARTICLES, AUXILIARIES, asked_noun, base_form
-from koplc.kopl.relatives import agent_nouns, mostly_noun, schema_names, schema_relatives
+from koplc.kopl.lexicon import ARTICLES, AUXILIARIES, asked_noun, base_form, singular
+from koplc.kopl.relatives import (
+    agent_nouns,
+    measures,
+    mostly_noun,
+    schema_names,
+    schema_relatives,
+)
 
 # Set on the dev KBs' tune halves (tests/fixtures/devkbs): the properties asked of an entity
 # that the KB lacks reached 0.33 to 0.44 ("melting point", "lightsaber", "colour", "magnetic
@@ -83,15 +92,20 @@ def asked_property(masked: str) -> str | None:
     return None
 
 
-def unheld(kb, masked: str, least: float = UNHELD) -> str | None:
+def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHELD) -> str | None:
     """The property the masked question asks of its entity when no name of `kb`'s schema, nor
     any WordNet relative of one, comes within cosine `least` of it, nor of the noun its which
-    or what asks for; None otherwise."""
+    or what asks for; None otherwise. The concepts the question's `entities` belong to (and
+    their words' relatives) are left out: what a question asks of a character is no character
+    ("what weapon does Boba Fett carry")."""
     asked = asked_property(masked)
     if asked is None:
         return None
-    names = _phrases(kb)
-    if not names:
+    names, own = _phrases(kb), _own_kinds(kb, entities)
+    if any(singular(w) in own for w in asked.split()):
+        own = frozenset()  # "what kind of movie is ENT": a class of the kind it says
+    kept = [i for i, name in enumerate(names) if name not in own]
+    if not kept:
         return None
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
@@ -101,7 +115,7 @@ def unheld(kb, masked: str, least: float = UNHELD) -> str | None:
     # of a lightsaber)
     noun = asked_noun(masked) if _WHICH.match(masked) and _OF_ENT.search(masked) else None
     said = [asked] if noun is None or noun in asked.split() or noun == "ent" else [asked, noun]
-    nearest = float((_vectors(names) @ embedder.encode_queries(said).T).max())
+    nearest = float((_vectors(names)[kept] @ embedder.encode_queries(said).T).max())
     return asked if nearest < least else None
 
 
@@ -112,11 +126,23 @@ _WHICH = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)
 def _phrases(kb) -> tuple[str, ...]:
     """The phrases a property is compared with, once per KB (not per question: the relatives
     come from a cache file): the schema's names as words, their words' verbs and agent nouns,
-    and their WordNet relatives."""
+    and their WordNet relatives but for the adjectives that say a degree of the word ("light"
+    of weight: a property is a noun, and "colour" reads near "light")."""
     said = {words(n).lower() for n in schema_names(kb)}
-    return tuple(sorted(said | {k for kin in schema_relatives(kb).values() for k in kin}
+    return tuple(sorted(said | {k for word, kin in schema_relatives(kb).items() for k in kin
+                                if word not in measures(k)}
                         | {form for phrase in said for w in phrase.split()
                            for form in _verb_forms(w)}))
+
+
+def _own_kinds(kb, entities: tuple[str, ...]) -> frozenset[str]:
+    """The names of the concepts the entities belong to (directly or not), as words, with
+    their words' WordNet relatives."""
+    kinds = {words(kb.names[c]).lower() for name in entities
+             for node in kb.name_to_nodes.get(name, ()) for c in kb.ancestors(node)}
+    relatives = schema_relatives(kb)
+    return frozenset(kinds | {k for kind in kinds for w in kind.split()
+                              for k in relatives.get(w, ())})
 
 
 def _verb_forms(word: str) -> tuple[str, ...]:

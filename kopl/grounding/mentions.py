@@ -240,7 +240,9 @@ def link(question: str, kb, extra: ExtraWords = NO_EXTRA) -> Linked:
                                                          extra.not_names, named)):
                 continue
             name = span if span in names else names[0]  # the spelling the question uses
-            found.append((start, start + len(span), name))
+            end = start + len(span)
+            end += name.endswith(".") and text[end:end + 1] == "."  # "Inc." ends the name
+            found.append((start, end, name))
             taken |= set(range(i, i + size))
     found = sorted(_resolved(shortened, found, kb))
     said = said_words(text)
