@@ -179,6 +179,7 @@ def members_of_named(node: Node, entities: tuple[str, ...]) -> Node | None:
 
 
 def _reached_down(inner: Node, entities: tuple[str, ...]) -> Node | None:
+    """`members_of_named` of an entity set."""
     while inner.op == "FilterConcept":
         inner = inner.input
     if inner.op == "And":  # "which ENT were born on ENT": either side

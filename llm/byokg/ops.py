@@ -418,16 +418,18 @@ def _time_or_amount(node: Node, kb) -> bool:
     qualifier's, of an attribute or a relation fact)."""
     if node.op == "Count":
         return True
-    key = getattr(node, "qkey", None) if node.op in ("QueryAttrQualifier",
-                                                     "QueryRelationQualifier") else getattr(
-        node, "key", None)
-    return (node.op.startswith("QueryAttr") or node.op == "QueryRelationQualifier") and (
-        kb.key_type.get(key) in ("date", "quantity"))
+    if not _valued(node):
+        return False
+    key = node.qkey if node.op in _QUALIFIER_QUERIES else node.key
+    return kb.key_type.get(key) in ("date", "quantity")
+
+
+_QUALIFIER_QUERIES = ("QueryAttrQualifier", "QueryRelationQualifier")
 
 
 def _valued(node: Node) -> bool:
     """Whether `node` answers a value: an attribute's, a qualifier's or a count."""
-    return node.op.startswith("QueryAttr") or node.op in ("QueryRelationQualifier", "Count")
+    return node.op.startswith("QueryAttr") or node.op in (*_QUALIFIER_QUERIES, "Count")
 
 
 def _last_op(node: Node) -> str:

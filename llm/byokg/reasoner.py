@@ -370,7 +370,8 @@ class Reasoner:
         """How well each program fits the question (llm/byokg/fit.py): the MiniLM cosine of
         its masked canonical question with the masked question, plus `coverage`
         times the word-level coverage, `order_weight` times the word order's agreement and
-        `type_weight` times the answer type's match (a quantity's value answers "how many"), less `hop_cost` for each relation
+        `type_weight` times the answer type's match (a quantity's value answers "how many"; the
+        members of an entity that names the kind asked for match it, `_of_kind`), less `hop_cost` for each relation
         followed, `entity_cost` for each entity of the question it leaves out and
         `number_cost` for each value it states that the question does not (`fit.values_used`;
         a stated number left out costs in `search`'s ranking only: no program of the KB may
