@@ -228,7 +228,7 @@ def _parts(node: ir.Node, nouns: Nouns | None) -> dict[str, str]:
     noun = nouns(node) if nouns is not None else None
     if noun:
         parts["noun"] = noun
-        start = _down_from(node, nouns) if isinstance(node, ir.Relate) else None
+        start = _down_from(node, nouns) if isinstance(node, ir.Relate) and nouns else None
         if start is not None:
             parts["input"], parts["levels"] = phrase(start, nouns), "yes"
     for name, _ in type(node).arg_fields():
