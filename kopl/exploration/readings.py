@@ -223,14 +223,15 @@ Nouns = Callable[[ir.Node], "str | None"]
 
 
 def _parts(node: ir.Node, nouns: Nouns | None) -> dict[str, str]:
-    parts = {name: phrase(child, nouns) for name, child in zip(
-        type(node).child_fields(), node.children, strict=True)}
     noun = nouns(node) if nouns is not None else None
+    start = (_down_from(node, nouns) if noun and nouns is not None
+             and isinstance(node, ir.Relate) else None)
+    parts = {name: phrase(start if name == "input" and start is not None else child, nouns)
+             for name, child in zip(type(node).child_fields(), node.children, strict=True)}
     if noun:
         parts["noun"] = noun
-        start = _down_from(node, nouns) if isinstance(node, ir.Relate) and nouns else None
-        if start is not None:
-            parts["input"], parts["levels"] = phrase(start, nouns), "yes"
+    if start is not None:
+        parts["levels"] = "yes"
     for name, _ in type(node).arg_fields():
         value = getattr(node, name)
         parts[name] = words(value) if name in ("key", "qkey", "relation", "concept") \

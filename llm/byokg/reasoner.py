@@ -429,9 +429,9 @@ class Reasoner:
         except KoplcError:
             return False
         kb = self.kb
-        return not any(relation == down.relation and direction == down.direction
-                       for i in ids for _, relation, direction, _, _ in
-                       kb.relations[kb.id_to_node[i]])
+        onward = (kb.out_objects if down.direction == "forward" else kb.in_objects).get(
+            down.relation, {})
+        return not any(kb.id_to_node[i] in onward for i in ids)
 
     def keeps_form(self, node: Node, best: Node, question: Asked) -> bool:
         """Whether the search's rules of the question's form (`ops.answer_kind`) keep `node`,
