@@ -789,3 +789,9 @@ def test_a_decade_is_the_years_it_spans(frontend, kbs):
                                "Which fluorine isotopes were discovered in the 1970s?")
     filters = {(n.value, n.comparator) for _, n in compiled.final.walk() if n.op == "FilterYear"}
     assert filters == {("1969", ">"), ("1980", "<")}
+
+
+def test_a_name_set_beside_an_entitys_in_parentheses_is_not_asked(frontend, kbs):
+    # "the hyraxes (Hyracoidea)": the common name glosses the linked one; read as a word of the
+    # question, nothing in the KB says it and the right program fit too little to answer
+    _answered_right(frontend, kbs, "mammals", "What do the hyraxes (Hyracoidea) eat?")

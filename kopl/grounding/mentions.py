@@ -48,11 +48,15 @@ class Linked:
     spans: tuple[tuple[int, int], ...]
 
     def masked(self) -> str:
-        """The question with each entity span replaced by ENT (for similarity search)."""
+        """The question with each entity span replaced by ENT (for similarity search); a span
+        that the question puts in parentheses keeps them: "(ENT)" glosses what stands before
+        it."""
         text, offset = self.question, 0
         for start, end in self.spans:
-            text = text[:start + offset] + "ENT" + text[end + offset:]
-            offset += 3 - (end - start)
+            said = self.question[start:end]
+            mask = "(ENT)" if said.startswith("(") and said.endswith(")") else "ENT"
+            text = text[:start + offset] + mask + text[end + offset:]
+            offset += len(mask) - (end - start)
         return text
 
 

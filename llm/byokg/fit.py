@@ -70,6 +70,28 @@ _NEXT_TO_ENTITY = re.compile(
     r"([A-Za-z]+)\s+(?:is\s+|was\s+)?[^\w\s]*ENT\b|\bENT\s+(?:is|was)\s+an?\s+([A-Za-z]+)")
 
 
+# Another name set beside an entity's, in parentheses or after a comma at the end ("the hyraxes
+# (ENT)", "ENT (the hyraxes)", "... among the hoofed animals, the ENT?"; not "the smaller engine,
+# the ENT or the ENT?"): it names the entity again.
+_APPOSITION = re.compile(
+    r"\b(?:the|an?)\s+((?:[\w-]+\s+){0,3}[\w-]+)\s*(?:\(\s*(?:the\s+)?ENT\s*\)"
+    r"|,\s+(?:the\s+)?ENT(?=\s*[?.!]?\s*$))"
+    r"|\bENT\s*\(([^()]*)\)", re.IGNORECASE)
+
+
+def unglossed(masked: str) -> str:
+    """The masked question without a name set beside an entity's (`_APPOSITION`).
+
+    >>> unglossed("What do the hyraxes (ENT) eat?")
+    'What do ENT eat?'
+    >>> unglossed("Which threats show up among the hoofed animals, the ENT?")
+    'Which threats show up among ENT?'
+    >>> unglossed("Which has the smaller engine, the ENT or the ENT?")
+    'Which has the smaller engine, the ENT or the ENT?'
+    """
+    return re.sub(r"\s+([?.!])", r"\1", _APPOSITION.sub("ENT", masked))
+
+
 def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
     """The masked question's content words, less a noun next to an entity that names the
     entity's own concept ("the novel ENT", "the film ...ENT", "what kind of book is ENT", "ENT is

@@ -249,7 +249,7 @@ class Reasoner:
 
     def asked(self, linked: Linked) -> Asked:
         """The question as `nearness` compares programs with it."""
-        encode, masked = self.embedder.encode_queries, linked.masked()
+        encode, masked = self.embedder.encode_queries, fit.unglossed(linked.masked())
         said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
         return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
                      cues(linked.question, linked.spans),
