@@ -522,6 +522,27 @@ def test_a_loop_counts_as_unsaid_only_when_no_question_word_is_near_its_relation
     assert unsaid_loops(QueryAttr(input=there, key="brain mass"), ["heavy"], vectors) == 0
 
 
+def test_a_loop_is_said_by_the_kind_wordnet_puts_its_relation_under():
+    import numpy as np
+
+    from koplc.kopl.ir import Find, QueryName, Relate
+    from koplc.llm.byokg.fit import unsaid_loops
+
+    seen: dict[str, int] = {}
+
+    def apart(words):  # no two words alike: only WordNet can say the loop
+        rows = np.zeros((len(words), 64))
+        for i, word in enumerate(words):
+            rows[i, seen.setdefault(word, len(seen))] = 1.0
+        return rows
+
+    there = Relate(input=Find(name="Darth Vader"), relation="species", direction="forward")
+    back = QueryName(input=Relate(input=there, relation="species", direction="backward"))
+    # "someone of ENT's kind": WordNet has a species as a kind
+    assert unsaid_loops(back, ["someone", "kind"], apart) == 0
+    assert unsaid_loops(back, ["someone", "home"], apart) == 1
+
+
 def test_a_relation_between_several_concepts_names_the_set_from_where_it_starts(kbs):
     """"parent taxon" links a mammal to its genus and a genus to its order: from an order it
     reaches genera, though most of the relation's range over the whole KB is mammals."""

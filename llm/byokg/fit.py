@@ -397,7 +397,8 @@ def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = N
                  least: float = 0.6) -> int:
     """How many times the program follows a relation and straight back (the others that share
     it with an entity: "the films with the same director as ENT") where no question word is
-    near a word of the relation (`least`, `order`'s cosine for a word matched): a question that
+    near a word of the relation (`least`, `order`'s cosine for a word matched) nor names what
+    WordNet puts it right under ("kind" of species: `relatives.is_a`): a question that
     never says the relation asks nothing of what else shares it ("who is the pilot of ENT" is
     no "who made the planes of ENT's type")."""
     loops = [n.relation for _, n in node.walk()
@@ -407,9 +408,10 @@ def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = N
         return 0
     unsaid = 0
     for relation in loops:
-        said = similarity(question, [w.lower() for w in words(relation).split()], vectors,
-                          extra)
-        unsaid += said is None or float(said.max()) < least
+        named = [w.lower() for w in words(relation).split()]
+        said = similarity(question, named, vectors, extra)
+        unsaid += (said is None or float(said.max()) < least) and not any(
+            is_a(n, w) for n in named for w in question)  # "ENT's kind": a species is a kind
     return unsaid
 
 
