@@ -816,3 +816,20 @@ def test_a_name_set_beside_an_entitys_in_parentheses_is_not_asked(frontend, kbs)
     # "the hyraxes (Hyracoidea)": the common name glosses the linked one; read as a word of the
     # question, nothing in the KB says it and the right program fit too little to answer
     _answered_right(frontend, kbs, "mammals", "What do the hyraxes (Hyracoidea) eat?")
+
+
+def test_a_possessive_chain_reads_a_step_for_each_thing_it_names(kbs):
+    # "the Civic's maker's lineup": the maker, then what it makes; the maker alone fit best
+    from koplc.kopl.answering.linking import link_question
+    from koplc.kopl.ir import Find, QueryName, Relate
+    from koplc.llm.byokg.reasoner import Reasoner
+
+    question = "the Civic's maker's lineup?"
+    _gold("cars", question)
+    reasoner = Reasoner(kbs["cars"], None, [], ByokgFrontEnd(None).options)
+    maker = Relate(input=Find(name="Honda_Civic"), relation="manufactured_by",
+                   direction="forward")
+    lineup = Relate(input=maker, relation="manufactured_by", direction="backward")
+    asked = reasoner.asked(link_question(question, kbs["cars"]))
+    fits = reasoner.nearness([QueryName(input=maker), QueryName(input=lineup)], asked)
+    assert fits[1] > fits[0]

@@ -393,6 +393,28 @@ def hops(node: Node) -> int:
     return sum(1 for _, n in node.walk() if n.op == "Relate")
 
 
+_CHAIN = re.compile(r"\bENT((?:['’]s\b[\w\s-]*?)+)(?=[^\w\s'’-]|$)")
+
+
+def possessives(masked: str) -> int:
+    """How many things a possessive chain from an entity names one after another ("ENT's
+    maker's lineup": 2, each one step from the one before); 0 without a chain of two.
+
+    >>> possessives("the ENT's maker's lineup?"), possessives("What is ENT's genus?")
+    (2, 0)
+    """
+    found = _CHAIN.search(masked)
+    said = found.group(1).count("'s") + found.group(1).count("’s") if found else 0
+    return said if said > 1 else 0
+
+
+def steps(node: Node) -> int:
+    """How many things the program reads one after another from where it starts: each
+    relation followed, and an attribute or a relation's fact read at the end."""
+    last = node.op.startswith(("QueryAttr", "QueryRelation"))
+    return hops(node) + last
+
+
 def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = NO_EXTRA,
                  least: float = 0.6) -> int:
     """How many times the program follows a relation and straight back (the others that share

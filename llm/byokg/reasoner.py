@@ -184,6 +184,8 @@ class Asked:
     """The noun a "how many" question counts (`fit.counted_noun`)."""
     kind_named: bool = False
     """Whether it asks for things of a kind it names by an entity (`fit.kind_named`)."""
+    possessives: int = 0
+    """How many things a possessive chain names one after another (`fit.possessives`)."""
 
 
 class Reasoner:
@@ -254,7 +256,7 @@ class Reasoner:
         return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
                      cues(linked.question, linked.spans),
                      self.words.with_relatives(meant_senses(linked)), fit.counted_noun(masked),
-                     fit.kind_named(masked))
+                     fit.kind_named(masked), fit.possessives(masked))
 
     def search(self, linked: Linked, prompt: str) -> list[Candidate]:
         """The finished programs, best first. Each step grows every program of the beam by each
@@ -372,7 +374,8 @@ class Reasoner:
         times the word-level coverage, `order_weight` times the word order's agreement and
         `type_weight` times the answer type's match (a quantity's value answers "how many"; the
         members of an entity that names the kind asked for match it, `_of_kind`), less `hop_cost` for each relation
-        followed, `entity_cost` for each entity of the question it leaves out and
+        followed, `entity_cost` for each entity of the question it leaves out and for each
+        thing of a possessive chain it reads no step for (`fit.possessives`), and
         `number_cost` for each value it states that the question does not (`fit.values_used`;
         a stated number left out costs in `search`'s ranking only: no program of the KB may
         use it, "two protons", and a fit is also what the refusal reads). A program that
@@ -392,9 +395,10 @@ class Reasoner:
                                         question.lexicon)
             unused = len(set(question.linked.entities) - fit.names_used(node))
             _, unmatched = fit.values_used(node, question.cue.stated)
+            short = max(0, question.possessives - fit.steps(node))  # a thing said, not read
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
                      - opts.loop_cost * unsaid
-                     - opts.entity_cost * unused - opts.number_cost * unmatched
+                     - opts.entity_cost * (unused + short) - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
             returned = fit.answer_type(node if node.op in FINISHING else QueryName(input=node),
