@@ -336,6 +336,30 @@ def knows(word: str) -> bool:
     return wordnet is None or bool(wordnet.synsets(word) or wordnet.synsets(word.lower()))
 
 
+def other_names(name: str) -> tuple[str, ...]:
+    """The other names WordNet gives the thing a name means in its first sense as a noun, each
+    one that means it first too, of three letters or more and no digit ("Domestic cat": house
+    cat, Felis catus; "Netherlands": Holland; not "cad" for dog, which means a man first, nor
+    "atomic number 19" for potassium); () where WordNet writes no sense with the name itself
+    ("Frances" is no sense of France) or without WordNet.
+
+    >>> other_names("Domestic cat")[0], "Holland" in other_names("Netherlands"), other_names("Frances")
+    ('house cat', True, ())
+    """
+    wordnet = _wordnet()
+    lemma = name.strip().replace(" ", "_")
+    senses = wordnet.synsets(lemma, pos="n")[:1] if wordnet and lemma else []
+    if not senses or lemma.lower() not in {x.name().lower() for x in senses[0].lemmas()}:
+        return ()
+    found = []
+    for other in senses[0].lemmas():
+        said = other.name()
+        if (said.lower() != lemma.lower() and len(said) >= 3 and not re.search(r"\d", said)
+                and wordnet.synsets(said, pos="n")[:1] == senses):
+            found.append(said.replace("_", " "))
+    return tuple(found)
+
+
 @lru_cache(maxsize=4096)
 def names_one(word: str) -> bool:
     """Whether WordNet knows the word as a proper name: a noun sense that it writes capitalised

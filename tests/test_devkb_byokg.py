@@ -261,6 +261,15 @@ def test_a_noun_links_the_group_or_class_wordnet_puts_it_in(kbs, frontend):
                          kbs["isotopes"]).entities == ()
 
 
+def test_an_entity_links_by_another_name_wordnet_gives_what_it_means(kbs):
+    from koplc.kopl.answering.linking import link_question
+
+    # WordNet: a domestic cat is a house cat (its first sense, and the house cat's first too)
+    question = "Who naps more, a house cat or a dog?"
+    _gold("mammals", question)
+    assert link_question(question, kbs["mammals"]).entities == ("Domestic cat", "Dog")
+
+
 @pytest.mark.parametrize(("question", "values"), [
     # "no airbags" reads as the airbag value None read with its relation ("standard airbags
     # None"), nearer than any other value and than any concept

@@ -28,9 +28,9 @@ from koplc.kopl.lexicon import (
     base_form,
     singular,
 )
-from koplc.kopl.naming import name_head, name_words
+from koplc.kopl.naming import name_head, name_phrase, name_words
 from koplc.kopl.quantities_in_text import numbered
-from koplc.kopl.relatives import agent_nouns, names_one
+from koplc.kopl.relatives import agent_nouns, names_one, other_names, schema_names
 
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
 _POSSESSIVE = re.compile(r"\s*['’]s$")
@@ -173,12 +173,26 @@ def name_table(kb) -> NameTable:
             said = _word_list(name)
             for i in range(1, len(said) - 1) if len(said) >= 4 else ():
                 shortened.setdefault(" ".join(said[:i] + said[i + 1:]), []).append(name)
-    for key, named in ids.items():  # a name spelt so wins over an identifier
+    for key, named in [*ids.items(), *_other_names(kb).items()]:  # a name spelt so wins
         if key not in spelled:
             spelled[key] = named
             joined.setdefault(key.replace(" ", ""), []).extend(named)
     return NameTable(spelled, joined, leading, trailing, shortened,
                      {w: sorted(set(names)) for w, names in inner.items()}, rests)
+
+
+def _other_names(kb) -> dict[str, list[str]]:
+    """The entity names by the spellings of the other names WordNet gives what they mean
+    (`relatives.other_names`: "house cat" for Domestic cat), but for a word of the schema
+    (a KB of films with one called "Movie" is not named by every "film")."""
+    schema = {key for name in schema_names(kb) for key in spellings(name_phrase(name) or name)}
+    found: dict[str, list[str]] = {}
+    for name in dict.fromkeys(kb.names[kb.n_concepts:]):
+        for other in other_names(name) if name else ():
+            for key in spellings(other):
+                if key not in schema:
+                    found.setdefault(key, []).append(name)
+    return found
 
 
 def _local(identifier: str) -> str:

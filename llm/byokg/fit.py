@@ -88,8 +88,11 @@ def unglossed(masked: str) -> str:
     'Which threats show up among ENT?'
     >>> unglossed("Which has the smaller engine, the ENT or the ENT?")
     'Which has the smaller engine, the ENT or the ENT?'
+    >>> unglossed("what was the release date of the movie ...ENT")
+    'what was the release date of the movie ...ENT'
     """
-    return re.sub(r"\s+([?.!])", r"\1", _APPOSITION.sub("ENT", masked))
+    found = _APPOSITION.sub("ENT", masked)
+    return masked if found == masked else re.sub(r"\s+([?.!]+\s*)$", r"\1", found)
 
 
 def question_words(masked: str, entity_nouns: list[str], vectors) -> list[str]:
