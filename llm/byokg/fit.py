@@ -407,7 +407,7 @@ def possessives(masked: str) -> int:
     (2, 0)
     """
     found = _CHAIN.search(masked)
-    said = found.group(1).count("'s") + found.group(1).count("’s") if found else 0
+    said = len(re.findall(r"['’]s\b", found.group(1))) if found else 0
     return said if said > 1 else 0
 
 
