@@ -379,6 +379,8 @@ def test_no_query_of_an_attribute_filtered_by_anywhere_below(kbs):
     ("mammals", "What predators hunt the chinchilla?", "predators"),
     # a degree adjective is no property: "colour" reads near "light" (of weight, 0.58)
     ("cars", "What colour is the Honda Civic?", "colour"),
+    # naming no entity, "which X are P" asks P of the concept's members
+    ("bakeoff", "Which bakers are married?", "married"),
 ])
 def test_a_property_the_kb_names_nothing_like_finds_nothing(frontend, kbs, kb, question, asked):
     # without the rule the search answered the nearest property it has (a spin, a model, a

@@ -8,7 +8,8 @@ nothing else: "the X of ENT" (or on, or for), "ENT's X", "what X is ENT", "who X
 (a verb and its object), "how many X does ENT have (...)", "in (on, at...) which X is ENT
 <verb ...>", "what X does ENT <verb ...>" (or did, has, can...; not a copula: "what topics
 is ENT about" may ask for a class, tags) and "which X <verb> ENT" with X a noun, the verb's
-subject (ENT: the linked entity, masked, once). X, of one to four words (two after a
+subject (ENT: the linked entity, masked, once); and, in a question naming no entity, "which Y
+are X" with X one word that says no degree ("which bakers are married"). X, of one to four words (two after a
 possessive or a what-word), is compared by MiniLM cosine with every name of the KB's schema
 (relations, attributes, qualifier keys, concepts, as words), their words' verbs and agent
 nouns ("illustrator" for "illustrated by") and their WordNet relatives
@@ -25,7 +26,15 @@ from functools import lru_cache
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.exploration.readings import words
-from koplc.kopl.lexicon import ARTICLES, AUXILIARIES, asked_noun, base_form, singular
+from koplc.kopl.lexicon import (
+    ARTICLES,
+    AUXILIARIES,
+    CONTENT_STOP_WORDS,
+    adjective_base,
+    asked_noun,
+    base_form,
+    singular,
+)
 from koplc.kopl.relatives import (
     agent_nouns,
     measures,
@@ -56,6 +65,10 @@ _SHAPES = (_OF_ENT,
                       re.IGNORECASE),
            re.compile(rf"^\W*(?:what|which)\s+(?!ENT\b){_SHORT_X}\s+(?:{_DO})\s+"
                       rf"(?:an?\s+|the\s+)?ENT(?:\s+(?!ENT\b)[a-z]+)+\W*$", re.IGNORECASE))
+# "which X are P" naming no entity: P, one word, asked of the concept's members ("which bakers
+# are married"), but for a degree ("which planets are largest")
+_PREDICATE = re.compile(r"^\W*(?:which|what)\s+(?!ENT\b)[a-z]+\s+(?:are|is|were|was)\s+"
+                        r"(?!ENT\b)([a-z]+)\W*$", re.IGNORECASE)
 # "which X <verb> (<particle>) ENT": X asked of the entity as the verb's subject, a noun
 _SUBJECT = re.compile(rf"^\W*(?:what|which)\s+(?!ENT\b)([a-z]+)\s+(?!(?:{_DO}|is|are|was|were)\b)"
                       r"[a-z]+\s+(?:(?!ENT\b)[a-z]+\s+)?(?:an?\s+|the\s+)?ENT\W*$", re.IGNORECASE)
@@ -77,8 +90,9 @@ def asked_property(masked: str) -> str | None:
     ...     "What is the binding energy per nucleon of ENT?", "What weapon does ENT carry?",
     ...     "What topics is ENT about?", "Which ENT planes does ENT fly?",
     ...     "In which country is ENT registered?", "Which reactors make ENT?",
-    ...     "What connects ENT and ENT?", "How many young does ENT have in a litter?")]
-    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon', 'weapon', None, None, 'country', 'reactors', None, 'young']
+    ...     "What connects ENT and ENT?", "How many young does ENT have in a litter?",
+    ...     "Which bakers are married?", "Which planets are largest?", "Which films are there?")]
+    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon', 'weapon', None, None, 'country', 'reactors', None, 'young', 'married', None, None]
     """
     for shape in _SHAPES:
         found = shape.search(masked.strip())
@@ -89,7 +103,17 @@ def asked_property(masked: str) -> str | None:
     found = _SUBJECT.search(masked.strip())
     if found and mostly_noun(found.group(1).lower()):
         return found.group(1).lower()
+    found = _PREDICATE.search(masked.strip())
+    said = found.group(1).lower() if found and "ENT" not in masked else None
+    if said and said not in CONTENT_STOP_WORDS and not _degree(said):
+        return said
     return None
+
+
+def _degree(word: str) -> bool:
+    """Whether the adjective says a degree of something (WordNet: "old" of age), itself or as
+    the base of its comparative or superlative ("largest")."""
+    return bool(measures(adjective_base(word) or word))
 
 
 def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHELD) -> str | None:
