@@ -338,13 +338,17 @@ def knows(word: str) -> bool:
 
 def other_names(name: str) -> tuple[str, ...]:
     """The other names WordNet gives the thing a name means in its first sense as a noun, each
-    one that means it first too, of three letters or more and no digit ("Domestic cat": house
-    cat, Felis catus; "Netherlands": Holland; not "cad" for dog, which means a man first, nor
-    "atomic number 19" for potassium); () where WordNet writes no sense with the name itself
-    ("Frances" is no sense of France) or without WordNet.
+    one that means it first too, of three letters or more and no digit, a proper name or of
+    several words, and not made of the name's own words ("Domestic cat": house cat, Felis
+    catus; "Netherlands": Holland; not "cad" for dog, which means a man first, "atomic number
+    19" for potassium, "velocity" for a film called Speed, or "Sartre" for Jean-Paul Sartre,
+    whose last word links by its own rule); () where WordNet writes no sense with the name
+    itself ("Frances" is no sense of France) or without WordNet.
 
     >>> other_names("Domestic cat")[0], "Holland" in other_names("Netherlands"), other_names("Frances")
     ('house cat', True, ())
+    >>> other_names("Speed"), other_names("Jean-Paul Sartre")
+    ((), ())
     """
     wordnet = _wordnet()
     lemma = name.strip().replace(" ", "_")
@@ -354,7 +358,10 @@ def other_names(name: str) -> tuple[str, ...]:
     found = []
     for other in senses[0].lemmas():
         said = other.name()
-        if (said.lower() != lemma.lower() and len(said) >= 3 and not re.search(r"\d", said)
+        own = set(re.findall(r"[^\W_]+", said.lower())) <= set(re.findall(r"[^\W_]+",
+                                                                          lemma.lower()))
+        if (not own and len(said) >= 3 and not re.search(r"\d", said)
+                and ("_" in said or said[:1].isupper())
                 and wordnet.synsets(said, pos="n")[:1] == senses):
             found.append(said.replace("_", " "))
     return tuple(found)
