@@ -104,9 +104,9 @@ def asked_property(masked: str) -> str | None:
     if found and mostly_noun(found.group(1).lower()):
         return found.group(1).lower()
     found = _PREDICATE.search(masked.strip())
-    said = found.group(1).lower() if found and "ENT" not in masked else None
-    if said and said not in CONTENT_STOP_WORDS and not _degree(said):
-        return said
+    predicate = found.group(1).lower() if found and "ENT" not in masked else None
+    if predicate and predicate not in CONTENT_STOP_WORDS and not _degree(predicate):
+        return predicate
     return None
 
 
