@@ -336,6 +336,7 @@ def knows(word: str) -> bool:
     return wordnet is None or bool(wordnet.synsets(word) or wordnet.synsets(word.lower()))
 
 
+@lru_cache(maxsize=4096)
 def other_names(name: str) -> tuple[str, ...]:
     """The other names WordNet gives the thing a name means in its first sense as a noun, each
     one that means it first too, of three letters or more and no digit, a proper name or of

@@ -9,8 +9,8 @@ nothing else: "the X of ENT" (or on, or for), "ENT's X", "what X is ENT", "who X
 <verb ...>", "what X does ENT <verb ...>" (or did, has, can...; not a copula: "what topics
 is ENT about" may ask for a class, tags) and "which X <verb> ENT" with X a noun, the verb's
 subject (ENT: the linked entity, masked, once); and, in a question naming no entity, "which Y
-are X" with X one word that says no degree ("which bakers are married"). X, of one to four words (two after a
-possessive or a what-word), is compared by MiniLM cosine with every name of the KB's schema
+are X" with X a single word that says no degree ("which bakers are married"). X, of one to four
+words in the other shapes (two after a possessive or a what-word), is compared by MiniLM cosine with every name of the KB's schema
 (relations, attributes, qualifier keys, concepts, as words), their words' verbs and agent
 nouns ("illustrator" for "illustrated by") and their WordNet relatives
 (`koplc.kopl.relatives`) but for the adjectives that say a degree ("light" of weight); below
@@ -67,8 +67,8 @@ _SHAPES = (_OF_ENT,
                       rf"(?:an?\s+|the\s+)?ENT(?:\s+(?!ENT\b)[a-z]+)+\W*$", re.IGNORECASE))
 # "which X are P" naming no entity: P, one word, asked of the concept's members ("which bakers
 # are married"), but for a degree ("which planets are largest")
-_PREDICATE = re.compile(r"^\W*(?:which|what)\s+(?!ENT\b)[a-z]+\s+(?:are|is|were|was)\s+"
-                        r"(?!ENT\b)([a-z]+)\W*$", re.IGNORECASE)
+_PREDICATE = re.compile(r"^\W*(?:which|what)\s+[a-z]+\s+(?:are|is|were|was)\s+([a-z]+)\W*$",
+                        re.IGNORECASE)
 # "which X <verb> (<particle>) ENT": X asked of the entity as the verb's subject, a noun
 _SUBJECT = re.compile(rf"^\W*(?:what|which)\s+(?!ENT\b)([a-z]+)\s+(?!(?:{_DO}|is|are|was|were)\b)"
                       r"[a-z]+\s+(?:(?!ENT\b)[a-z]+\s+)?(?:an?\s+|the\s+)?ENT\W*$", re.IGNORECASE)
