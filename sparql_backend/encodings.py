@@ -67,7 +67,11 @@ class Encoding:
     # Wikidata's shape (`WikidataEncoding`): statement nodes instead of fact_h/fact_r/fact_t.
     statements: bool = False
     node_class: str = ""  # when set, every node is an rdf:type of it (and nothing else is)
-    concept_path: str = ""  # when set, the SPARQL path from a node to each ancestor concept
+    # When set, the predicates from a node to the concepts it is an instance of and from a
+    # concept to its parents: a node is in each concept these reach (Wikidata: P31, P279), a
+    # concept in each of its ancestors.
+    concept_link: str = ""
+    concept_parent: str = ""
     marker_predicate: str = ""  # what links a concept to `concept_marker` (else type_predicate)
 
     # IRIs of names (full IRI text, without angle brackets).
@@ -273,7 +277,8 @@ WIKIDATA = WikidataEncoding(
     date=KOPLC + "time",
     statements=True,
     node_class=WIKIBASE + "Item",
-    concept_path=f"({iri(P31)}|{iri(P279)})/{iri(P279)}*",
+    concept_link=iri(P31),
+    concept_parent=iri(P279),
     marker_predicate=RDF_TYPE,
 )
 

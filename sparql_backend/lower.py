@@ -107,7 +107,7 @@ class Vocab:
         self.forward, self.backward = iri(FORWARD), iri(BACKWARD)
         self.attribute, self.concept = iri(ATTRIBUTE), iri(e.concept_marker)
         self.marker = iri(e.marker_predicate or e.type_predicate)
-        self.concept_path = e.concept_path or self.type
+        self.concept_link, self.concept_parent = e.concept_link, e.concept_parent
         self.node = f" ; {iri(RDF_TYPE)} {iri(e.node_class)}" if e.node_class else ""
 
 

@@ -34,9 +34,22 @@ class SetLowering:
             test = f"{x} {self.v.type} {iri(self.e.concept(node.concept))} ."
         else:
             c, name = self.fresh("c"), self.e.name_literal(node.concept)
-            test = f"{x} {self.v.concept_path} {c} .\n{c} {self.v.name} {name} ."
+            test = f"{self.in_concept(x, c)}\n{c} {self.v.name} {name} ."
         result = Sub(join(inner.where, test), x, (x,), fan=inner.fan)
         return result.nothing() if inner.empty else result
+
+    def in_concept(self, x: str, c: str) -> str:
+        """The pattern of node `x` in concept `c`, directly or by the concepts above: where
+        the encoding names a concept's parents, a union of paths of one step or more, each of
+        one predicate. Virtuoso 7 answers a path that may be empty (``(link|parent)/parent*``)
+        or alternates predicates by listing the concept's every member first (0.45 s at 10^8
+        triples, where the union takes a millisecond)."""
+        v = self.v
+        if not v.concept_parent:
+            return f"{x} {v.concept_link or v.type} {c} ."
+        link, parent = v.concept_link, v.concept_parent
+        return (f"{{ {x} {link} {c} . }} UNION {{ {x} {link}/{parent}+ {c} . }} UNION "
+                f"{{ {x} {parent}+ {c} . }}")
 
     def visit_Relate(self, node, x):
         direction = str(node.direction)
