@@ -137,7 +137,8 @@ def forget_queries(url: str) -> None:
 
     folder = EndpointKB(url, "wikidata").folder
     if folder is not None:
-        (folder / "queries.sqlite").unlink(missing_ok=True)
+        for name in ("queries.sqlite", "queries.sqlite-wal", "queries.sqlite-shm"):
+            (folder / name).unlink(missing_ok=True)
 
 
 def endpoint_mode_available() -> bool:

@@ -167,10 +167,11 @@ class _Cut:
         targets = [o.value for _, p, o in out if _node(o) and p not in (kind, RDF_TYPE)]
         sources = [s for s, _, _ in into if s not in nodes]
         pointing = self.unnamed(sources)  # fact nodes whose value is one of `nodes`
-        # Their owners hold the facts: fetch the links to them too.
-        owners = [s for s, _, _ in self.fetch(pointing, "?s ?p ?n . BIND(?n AS ?o)",
-                                              "fetching the facts' owners", "s")]
+        # Their owners hold the facts: fetch the links to them too, while the facts are read.
+        linking = self.kb.helper.submit(self.rows, pointing, "?s ?p ?n . BIND(?n AS ?o)",
+                                        "fetching the facts' owners", "s")
         reached = self.follow([*self.unnamed(targets), *pointing])
+        owners = [s for s, _, _ in self.record(linking.result(), "s")]
         named = [n for n in [*targets, *sources, *owners] if self.named.get(n)]
         # Nodes in the order of the nodes that reached them: the next hop's bound keeps the
         # neighbours of the question's own entities (the first seeds) before a concept's members.
