@@ -110,8 +110,9 @@ def bulk_load(server, kb: Path) -> dict:
 def evaluate(frontend: str, kb: str, questions: Path, out: Path, limit: int,
              timeout: float, endpoint: bool) -> dict:
     """`koplc eval` of one front end; accuracy, per-question seconds, setup, peak RSS."""
+    # every question generates: no answer from an earlier run's response cache
     argv = [*KOPLC, "eval", "--frontend", frontend, "--kb", kb, "--out", str(out),
-            "--limit", str(limit), str(questions)]
+            "--limit", str(limit), "--response-cache", "off", str(questions)]
     if endpoint:
         argv[argv.index("--kb") + 2:argv.index("--kb") + 2] = ["--encoding", "wikidata"]
     run = timed(argv, timeout, out.with_suffix(".log"))
