@@ -119,8 +119,11 @@ class OnEndpoint:
                     *chosen_by_string(kb, fragment, question, ids, sampled, said,
                                       self.members // 2)]
 
-        return fragment_of(kb, [*linked, *members], hops=self.hops, per_hop=self.per_hop,
-                           grow=grow)
+        # Beside entities it names, the members of a concept it says show their own facts
+        # only (a hop of 20 random members took half a fragment's queries at 10^8 triples).
+        seeds, near = (linked, members) if linked else (members, [])
+        return fragment_of(kb, seeds, hops=self.hops, per_hop=self.per_hop, grow=grow,
+                           near=near)
 
 
 def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:

@@ -30,13 +30,16 @@ _NOT_FACTS = (RDF_TYPE, RECORD, WIKIBASE + "rank")
 
 
 def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
-                per_query: int = 2000, grow: Callable[[KB], list[str]] | None = None) -> KB:
-    """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`; with
-    `grow`, the neighbourhood of the seeds it then reads from that KB joins it (what is
-    fetched already is not fetched again)."""
+                per_query: int = 2000, grow: Callable[[KB], list[str]] | None = None,
+                near: list[str] = ()) -> KB:
+    """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`, and of
+    the facts of the entities `near` (one hop: a concept's sampled members beside the entities
+    a question names); with `grow`, the neighbourhood of the seeds it then reads from that KB
+    joins it (what is fetched already is not fetched again)."""
     cut = _Cut(kb, per_query)
     cut.add(schema_triples(kb))
     cut.reach(seeds, hops, per_hop)
+    cut.reach(list(near), 1, per_hop)
     fragment = cut.fragment()
     more = [s for s in dict.fromkeys(grow(fragment)) if s not in cut.expanded] if grow else []
     if not more:
