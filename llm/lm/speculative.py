@@ -32,11 +32,9 @@ MIN_RESYNC, MAX_RESYNC = 4, 32
 class PromptStates:
     """Saved KV caches of earlier prompts, least recently used dropped first beyond `capacity`
     bytes; a new prompt starts from the saved one sharing its longest prefix (the instructions,
-    the catalogue and, for a question like an earlier one, the demonstrations). A state is
-    about 9 KiB a token (11 MiB for a 1,250-token prompt of the 270M model): the default keeps
-    a dozen, where 512 MiB let a long run's memory grow by half a gigabyte."""
+    the catalogue and, for a question like an earlier one, the demonstrations)."""
 
-    def __init__(self, capacity: int = 128 << 20):
+    def __init__(self, capacity: int = 512 << 20):
         self.capacity = capacity
         self.states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
 
