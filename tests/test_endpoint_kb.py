@@ -160,6 +160,25 @@ def test_a_fragment_grows_by_the_seeds_read_from_it(kbs, endpoints):
     assert len(asked) == len(set(asked))  # the grown cut asked nothing twice
 
 
+def test_a_fragment_reads_the_nodes_near_its_seeds_one_hop_only(kbs, endpoints):
+    """`near` (a concept's sampled members beside a named entity) brings those nodes' own
+    facts, not the neighbourhood the seeds get."""
+    kb = kbs["starwars"]
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    node = on_endpoint.encoding.node
+    luke, leia = (kb.ids[kb.name_to_nodes[n][0]] for n in ("Luke Skywalker", "Leia Organa"))
+    near = fragment_of(on_endpoint, [node(luke)], hops=1, near=[node(leia)])
+    alone = fragment_of(on_endpoint, [node(leia)], hops=1)
+    assert shapes(MemoryAccess(near).patterns([leia])) == \
+        shapes(MemoryAccess(alone).patterns([leia]))
+    def entities(fragment) -> set[str]:
+        return {i for i in fragment.expanded
+                if i in kb.id_to_node and not kb.is_concept(kb.id_to_node[i])}
+
+    assert len(entities(fragment_of(on_endpoint, [node(luke), node(leia)], hops=2))) > 2
+    assert entities(near) == {luke, leia}  # as seeds they would bring their neighbours' too
+
+
 def shapes(patterns) -> list[tuple]:
     """The patterns less their samples (which depend on the order facts come in)."""
     return [(p.name, p.direction, p.count) for p in patterns]
