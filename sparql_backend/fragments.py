@@ -13,7 +13,7 @@ in every fragment, so a front end sees the whole concept hierarchy.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from koplc.kopl.kb.access import WholeSchema
 from koplc.kopl.kb.model import KB, KBBuilder
@@ -31,7 +31,7 @@ _NOT_FACTS = (RDF_TYPE, RECORD, WIKIBASE + "rank")
 
 def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
                 per_query: int = 2000, grow: Callable[[KB], list[str]] | None = None,
-                near: list[str] = ()) -> KB:
+                near: Sequence[str] = ()) -> KB:
     """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`, and of
     the facts of the entities `near` (one hop: a concept's sampled members beside the entities
     a question names); with `grow`, the neighbourhood of the seeds it then reads from that KB
