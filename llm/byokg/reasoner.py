@@ -192,15 +192,14 @@ class Reasoner:
     """The per-KB part: prompt prefix, demonstration selector and the readings' vectors."""
 
     def __init__(self, kb, lm, demos, options: ByokgOptions):
-        from koplc.kopl.grounding.index.embedder import Embedder
+        from koplc.kopl.grounding.index.embedder import READINGS_EMBEDDER
 
         self.kb, self.lm, self.options = kb, lm, options
         # A dataset's words, for its own KB, and WordNet's relatives of the KB's schema words.
         self.words = lexicon_for(kb).with_relatives(schema_relatives(kb))
         self.pool = demos
         self.selector = DemoSelector(demos) if demos and options.demos == "retrieved" else None
-        # Readings are masked, so the same shapes recur from question to question.
-        self.embedder = Embedder(cache_size=200_000)
+        self.embedder = READINGS_EMBEDDER
         self._nouns: dict[str, str | None] = {}
 
     @cached_property

@@ -84,3 +84,7 @@ class Embedder:
 
 
 DEFAULT_EMBEDDER = Embedder()
+# The search's readings of programs and their words (masked, so the same shapes recur from
+# question to question, and from one KB to the next: an endpoint's questions each get a KB of
+# their own, a fragment), kept for the process.
+READINGS_EMBEDDER = Embedder(cache_size=200_000)
