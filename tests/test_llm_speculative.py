@@ -155,6 +155,25 @@ def test_states_drop_the_least_recently_used_beyond_capacity(models):
     assert state is not None and len(key) >= shared > 20
 
 
+def test_states_are_kept_on_disk_and_in_memory_where_no_file_can_be_written(monkeypatch):
+    import tempfile
+
+    states = PromptStates(capacity=25)
+    states.put([1, 2, 3], b"first state")
+    states.put([1, 2, 4], b"second one")
+    assert states.states[(1, 2, 3)].file is not None  # a file, not the process's memory
+    assert states.best([1, 2, 3, 5]) == (3, (1, 2, 3), b"first state")
+
+    def refused(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refused)
+    states.put([7], b"in memory")  # past the capacity: the least recently used goes
+    assert list(states.states) == [(1, 2, 3), (7,)]
+    assert states.states[(7,)].file is None
+    assert states.best([7, 8]) == (1, (7,), b"in memory")
+
+
 @pytest.mark.model
 def test_prompt_too_long_for_the_context_is_a_clear_error(models):
     from koplc.kopl.errors import KoplcError

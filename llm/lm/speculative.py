@@ -10,6 +10,7 @@ hold and a 20-token program costs one or two forward passes instead of 20."""
 
 from __future__ import annotations
 
+import tempfile
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -32,11 +33,14 @@ MIN_RESYNC, MAX_RESYNC = 4, 32
 class PromptStates:
     """Saved KV caches of earlier prompts, least recently used dropped first beyond `capacity`
     bytes; a new prompt starts from the saved one sharing its longest prefix (the instructions,
-    the catalogue and, for a question like an earlier one, the demonstrations)."""
+    the catalogue and, for a question like an earlier one, the demonstrations). Each is kept in
+    an unnamed temporary file, not in the process's memory (a state is 10 MiB or so, and a
+    prompt decoded from another saved prefix may break a near-tie the other way, so dropping
+    them sooner would change answers)."""
 
     def __init__(self, capacity: int = 512 << 20):
         self.capacity = capacity
-        self.states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
+        self.states: OrderedDict[tuple[int, ...], _Kept] = OrderedDict()
 
     def best(self, tokens: Sequence[int]) -> tuple[int, tuple[int, ...], bytes | None]:
         """How many leading tokens the saved prompt sharing most with `tokens` shares, that
@@ -49,7 +53,7 @@ class PromptStates:
         if found is None:
             return 0, (), None
         self.states.move_to_end(found)
-        return length, found, self.states[found]
+        return length, found, self.states[found].read()
 
     def save(self, llm, tokens: Sequence[int]) -> bytes:
         """Keep the context's KV cache, which holds exactly `tokens`; returns its state."""
@@ -59,9 +63,12 @@ class PromptStates:
 
     def put(self, tokens: Sequence[int], state: bytes) -> None:
         """Keep `state`, the KV cache of exactly `tokens`."""
-        self.states[tuple(tokens)] = state
-        while sum(len(s) for s in self.states.values()) > self.capacity and self.states:
-            self.states.popitem(last=False)
+        key = tuple(tokens)
+        if key in self.states:
+            self.states.pop(key).close()
+        self.states[key] = _Kept(state)
+        while sum(s.size for s in self.states.values()) > self.capacity and self.states:
+            self.states.popitem(last=False)[1].close()
 
     @staticmethod
     def load(llm, key: tuple[int, ...], state: bytes) -> bool:
@@ -73,6 +80,36 @@ class PromptStates:
         llm.input_ids[:len(key)] = key
         llm.n_tokens = len(key)
         return True
+
+
+class _Kept:
+    """One saved state, in an unnamed temporary file (gone with the process), or in memory
+    where no file can be written."""
+
+    def __init__(self, state: bytes):
+        self.size = len(state)
+        self.state, self.file = state, None
+        try:
+            file = tempfile.TemporaryFile(prefix="koplc-state-")
+        except OSError:
+            return
+        try:
+            file.write(state)
+        except OSError:
+            file.close()
+            return
+        self.state, self.file = b"", file
+
+    def read(self) -> bytes:
+        if self.file is None:
+            return self.state
+        self.file.seek(0)
+        return self.file.read()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
