@@ -15,7 +15,6 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
-from functools import lru_cache
 
 from koplc.kopl.answering.meant_values import meant_values
 from koplc.kopl.answering.unheld import Unheld, unheld
@@ -31,6 +30,7 @@ from koplc.kopl.grounding.mentions import (
     schema_words,
 )
 from koplc.kopl.ir import FilterConcept, FindAll
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
     CONTENT_STOP_WORDS,
     NOT_NAMES,
@@ -138,7 +138,7 @@ def coded_names(linked: Linked, kb) -> Linked:
 _CODED = 5
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def _codes(kb) -> dict[str, str]:
     """The KB's codes, each to the name of the one entity that holds it: the values of a key
     of strings that at least `_CODED` entities hold, each a word of at most four letters
@@ -221,7 +221,7 @@ _DETERMINERS = frozenset({"a", "an", "the", "which", "what", "each", "every", "a
                           "that", "one", "no"})
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def _class_names(kb) -> frozenset[str]:
     """The names of the members of the KB's concepts of at most `VALUE_CONCEPT` members, less
     concepts themselves: values (a diet, a status, a size class), not things."""
@@ -239,7 +239,7 @@ def _with_entities(linked: Linked, found: list[tuple[tuple[int, int], str]]) -> 
                    spans=tuple(span for span, _ in spans))
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def _value_names(kb) -> dict[str, tuple[str, ...]]:
     """The one-word names of the members of the KB's concepts of at most `VALUE_CONCEPT`
     members (`_class_names`), by their first five letters in lower case."""
@@ -342,7 +342,7 @@ def _shape(word: str) -> str:
                   re.sub(r"[A-Z]", "A", re.sub(r"[a-z]", "a", re.sub(r"\d", "9", word))))
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def _identifier_shapes(kb) -> frozenset[str]:
     """The shapes (`_shape`) of two or more of the KB's one-word entity names that mix capitals
     and digits: how the KB writes its identifiers."""
@@ -375,7 +375,7 @@ def unknown_numbered(question: str, kb) -> str | None:
     return None
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def _numbered_heads(kb) -> frozenset[str]:
     """The words that two or more of the KB's entity names are, followed by a number."""
     found = Counter(m.group(1).lower() for name in kb.name_to_nodes

@@ -15,11 +15,11 @@ the spans each would link against the entities of the questions' gold programs.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import numpy as np
 
 from koplc.kopl.grounding.mentions import Linked, schema_words
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
     AUXILIARIES,
     CONTENT_STOP_WORDS,
@@ -98,7 +98,7 @@ def _one_span_each(found: list[tuple[tuple[int, int], str]]
     return sorted((span, name) for name, span in kept.items())
 
 
-@lru_cache(maxsize=4)
+@per_kb()
 def _values(kb):
     """The KB's values' names, and MiniLM vectors of: each value read with its relation, the
     relation alone; and of the KB's concept names. None for a KB without values, or whose facts

@@ -26,6 +26,7 @@ from functools import lru_cache
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.exploration.readings import words
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
     ARTICLES,
     AUXILIARIES,
@@ -146,7 +147,7 @@ def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHEL
 _WHICH = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)
 
 
-@lru_cache(maxsize=4)
+@per_kb()
 def _phrases(kb) -> tuple[str, ...]:
     """The phrases a property is compared with, once per KB (not per question: the relatives
     come from a cache file): the schema's names as words, their words' verbs and agent nouns,

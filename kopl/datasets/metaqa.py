@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from koplc.kopl.ir import Find, Node, QueryName, Relate
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.kb.triple_schema import TripleSchema
 from koplc.kopl.lexicon import NO_EXTRA, ExtraWords
 from koplc.kopl.types import Direction
@@ -159,7 +159,7 @@ def is_metaqa_kb(kb) -> bool:
     return bool(relations) and relations <= set(KB_SCHEMA.object_concepts)
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def lexicon_for(kb) -> ExtraWords:
     """MetaQA's words (`WORDS`) for MetaQA's KB, none for any other KB."""
     return WORDS if is_metaqa_kb(kb) else NO_EXTRA

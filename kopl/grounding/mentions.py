@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from koplc.kopl.grounding.name_forms import (
     joined_spellings,
     spellings,
     written_as_identifier,
 )
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
     ARTICLES,
     NO_EXTRA,
@@ -141,7 +141,7 @@ class NameTable:
         return None
 
 
-@lru_cache(maxsize=4)
+@per_kb()
 def name_table(kb) -> NameTable:
     """The KB's entity names by their keys, built once per KB."""
     spelled: dict[str, list[str]] = {}
@@ -299,7 +299,7 @@ def _group_word(span: str, kb, not_names: frozenset[str]) -> bool:
             and word not in NOT_NAMES | not_names and word not in schema_words(kb))
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def schema_words(kb) -> frozenset[str]:
     """The words of the KB's concept, relation and attribute names, lower case and in the
     singular, with a verb's agent nouns ("directed_by": director)."""

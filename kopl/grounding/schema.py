@@ -4,10 +4,10 @@ a relation, what type each key's values have, and which unit a quantity key is s
 from __future__ import annotations
 
 from collections import Counter
-from functools import lru_cache
 
 from koplc.kopl import ir
 from koplc.kopl.ir import And, FilterConcept, Find, Node, Or, Relate
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.kb.model import KB, QUALIFIERS
 from koplc.kopl.types import Direction
 from koplc.kopl.values import QUANTITY
@@ -19,7 +19,7 @@ _KEEPS_CONCEPTS = (ir.FilterStr, ir.FilterNum, ir.FilterYear, ir.FilterDate, ir.
                    ir.TimeConstraint)
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def profile_of(kb: KB) -> KBProfile:
     """The profile of `kb`, computed once per KB object."""
     return KBProfile(kb)

@@ -4,10 +4,10 @@ program with unknown names (usually with an empty answer); grounding repairs the
 from __future__ import annotations
 
 import difflib
-from functools import lru_cache
 
 from koplc.kopl.diagnostics import Diagnostic, Severity
 from koplc.kopl.ir import Node
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.kb.model import KB
 from koplc.kopl.program import SourceMap
 from koplc.kopl.types import ArgKind
@@ -17,7 +17,7 @@ _WHAT = {ArgKind.ENTITY: "entity or concept name", ArgKind.CONCEPT: "concept",
          ArgKind.QUALIFIER: "qualifier key", ArgKind.ENTITY_ID: "entity id"}
 
 
-@lru_cache(maxsize=64)
+@per_kb()
 def _vocabulary(kb: KB, kind: ArgKind) -> frozenset[str]:
     if kind is ArgKind.ENTITY:
         return frozenset(kb.name_to_nodes)

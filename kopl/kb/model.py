@@ -66,6 +66,10 @@ class KB:
     forward_pairs: dict[int, dict[int, tuple[RelFact, ...]]] = field(default_factory=dict)
     key_type: dict[str, str] = field(default_factory=dict)
 
+    def __getstate__(self) -> dict:
+        # What `koplc.kopl.kb.memo.per_kb` worked out from it is no part of the KB.
+        return {k: v for k, v in vars(self).items() if k != "_per_kb"}
+
     def __repr__(self) -> str:
         return (f"KB({self.source or '<memory>'!r}: {self.n_concepts} concepts, "
                 f"{len(self.ids) - self.n_concepts} entities)")

@@ -10,7 +10,6 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from koplc.kopl.execution.judge import find_names
 from koplc.kopl.exploration.readings import words
@@ -36,6 +35,7 @@ from koplc.kopl.ir import (
     SelectBetween,
     VerifyStr,
 )
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
     AS_AMOUNTS,
     AS_TIMES,
@@ -272,7 +272,7 @@ def _said(text: str, phrase: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)", text) is not None
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def _key_facts(kb) -> dict[str, tuple[str, str, frozenset[str]]]:
     """Per attribute key: its type, most common unit, and its string values."""
     return {key: _facts_of(kb, key, (value for facts in by_node.values()
@@ -280,7 +280,7 @@ def _key_facts(kb) -> dict[str, tuple[str, str, frozenset[str]]]:
             for key, by_node in kb.attr_index.items()}
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def _profile(kb) -> KBProfile:
     """The KB's key profile (units, the span of bare numbers), once per KB."""
     return KBProfile(kb)
@@ -545,7 +545,7 @@ def strings_left_out(node: Node, kb, cue: Cues) -> int:
     return len(stated - used)
 
 
-@lru_cache(maxsize=64)
+@per_kb()
 def _stated_strings(kb, cue: Cues) -> frozenset[str]:
     """The string values the question states (`strings_left_out`), once a question."""
     return frozenset(value for key, (kind, unit, strings) in _key_facts(kb).items()
@@ -628,7 +628,7 @@ def _has_facts(kb, name: str, relation: str, direction: str) -> bool:
     return any(table.get(n) for n in kb.name_to_nodes.get(name, ()))
 
 
-@lru_cache(maxsize=1024)
+@per_kb(maxsize=1024)
 def _reached_concepts(kb, relation: str, direction: str) -> frozenset[int]:
     """The concepts of every entity the relation reaches in `direction`, over the whole KB."""
     table = (kb.out_objects if direction == "forward" else kb.in_objects).get(relation, {})
@@ -636,7 +636,7 @@ def _reached_concepts(kb, relation: str, direction: str) -> frozenset[int]:
     return frozenset(c for o in reached for c in kb.ancestors(o))
 
 
-@lru_cache(maxsize=1024)
+@per_kb(maxsize=1024)
 def _concepts_named(kb, name: str) -> frozenset[int]:
     """The concepts of the entities called `name` (the beam asks at every step)."""
     return frozenset(c for n in kb.name_to_nodes.get(name, ()) for c in kb.ancestors(n))
@@ -667,7 +667,7 @@ def pair_ops(left: Node, right: Node, kb, cue: Cues) -> Iterator[Node]:
                 yield QueryName(input=picked)
 
 
-@lru_cache(maxsize=8)
+@per_kb()
 def _qualifier_facts(kb) -> tuple[dict[str, tuple[str, str, frozenset[str]]],
                                   dict[str, frozenset[str]]]:
     """Per qualifier key, as `_key_facts`; and per relation, the qualifier keys its facts

@@ -5,12 +5,12 @@ beyond the question's own entities)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
 
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import CONVERTING, execute
 from koplc.kopl.execution.judge import only_own
 from koplc.kopl.ir import Count, FilterConcept, Node, QueryAttr, QueryName, Relate
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.registry import OPS
 from koplc.kopl.types import Type
 from koplc.llm.byokg.ops import (
@@ -101,7 +101,7 @@ def one_each(node: Node, kb) -> bool:
     return node.op == "Find"
 
 
-@lru_cache(maxsize=256)
+@per_kb(maxsize=256)
 def _reaches_one(kb, relation: str, direction: str) -> bool:
     """Whether `relation`, followed in `direction`, reaches one thing from each entity of
     `kb` that has it, `ONE_EACH_HOLDERS` or more; once a KB (the search asks it of each
