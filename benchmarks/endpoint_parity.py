@@ -43,6 +43,11 @@ KBS = {
                  [DEVKBS / "isotopes" / "questions.jsonl"], "wikidata"),
     "flights": (DEVKBS / "flights" / "kb.txt", str(DEVKBS / "flights" / "schema.json"),
                 [DEVKBS / "flights" / "questions.jsonl"], "wikidata"),
+    "bakeoff": (DEVKBS / "bakeoff" / "kb.json", None,
+                [DEVKBS / "bakeoff" / "questions.jsonl"], "wikidata"),
+    "cars": (DEVKBS / "cars" / "kb.nt", None, [DEVKBS / "cars" / "questions.jsonl"], "wikidata"),
+    "mammals": (DEVKBS / "mammals" / "kb.ttl", None,
+                [DEVKBS / "mammals" / "questions.jsonl"], "wikidata"),
 }
 OXIGRAPH = shutil.which("oxigraph") or str(Path(sys.executable).parent / "oxigraph")
 
