@@ -114,8 +114,12 @@ class _Cut:
         return self.record(self.rows(nodes, where, purpose, end), end)
 
     def rows(self, nodes: list[str], where: str, purpose: str,
-             end: str | None = None) -> list[dict[str, Term]]:
-        """The endpoint's rows for `fetch` (nothing recorded: two may run at once)."""
+             end: str | None = None, split: bool = True) -> list[dict[str, Term]]:
+        """The endpoint's rows for `fetch` (nothing recorded: two may run at once). A query
+        bound by `per_query` rows reads the nodes of one chunk; with `split`, a chunk whose
+        rows reach the bound is read again in halves, so that each node's triples are all
+        there unless it alone passes the bound (without it, a hub's thousands of incoming
+        facts come cut, as do the others' in its chunk)."""
         e = self.e
         name = e.name_predicate
         lang = (f" FILTER(LANG(?label) = \"\" || LANGMATCHES(LANG(?label), {string(e.name_lang)}))"
@@ -126,15 +130,20 @@ class _Cut:
         if end == "o" and self.blank_values:
             # A blank value node cannot be named in another query: read its literal here.
             label += f"\nOPTIONAL {{ ?o ({iri(e.value)}|{iri(e.time)}) ?literal }}"
-        found: list[dict[str, Term]] = []
-        for start in range(0, len(nodes), CHUNK):
-            body = f"{values('?n', nodes[start:start + CHUNK])}\n{where}{label}"
-            for rows in self.kb.paged(body, "?s ?p ?o ?label ?literal ?kind" if end
-                                      else "?s ?p ?o", "?s ?p ?o", purpose,
-                                      limit=self.per_query,
-                                      optional=("label", "literal", "kind")):
-                found.extend(rows)
-        return found
+
+        def read(chunk: list[str]) -> list[dict[str, Term]]:
+            body = f"{values('?n', chunk)}\n{where}{label}"
+            found = [row for rows in self.kb.paged(
+                body, "?s ?p ?o ?label ?literal ?kind" if end else "?s ?p ?o", "?s ?p ?o",
+                purpose, limit=self.per_query, optional=("label", "literal", "kind"))
+                for row in rows]
+            if split and len(found) >= self.per_query and len(chunk) > 1:
+                half = len(chunk) // 2
+                return read(chunk[:half]) + read(chunk[half:])
+            return found
+
+        return [row for start in range(0, len(nodes), CHUNK)
+                for row in read(nodes[start:start + CHUNK])]
 
     def record(self, rows: list[dict[str, Term]], end: str | None) -> list[Triple]:
         """Keep the triples of `rows` (and what they say of the nodes at `end`); them."""
@@ -162,9 +171,9 @@ class _Cut:
         kind = self.e.type_predicate
         # Both ways at once: the endpoint answers one while koplc waits on the other.
         purpose = "fetching a neighbourhood"
-        other = self.kb.helper.submit(
+        other = self.kb.helper.submit(  # facts pointing at a hub come cut (`rows`)
             self.rows, nodes, f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})", purpose,
-            "s")
+            "s", False)
         out = self.record(self.rows(nodes, "?n ?p ?o . BIND(?n AS ?s)", purpose, "o"), "o")
         into = self.record(other.result(), "s")
         targets = [o.value for _, p, o in out if _node(o) and p not in (kind, RDF_TYPE)]
@@ -172,7 +181,7 @@ class _Cut:
         pointing = self.unnamed(sources)  # fact nodes whose value is one of `nodes`
         # Their owners hold the facts: fetch the links to them too, while the facts are read.
         linking = self.kb.helper.submit(self.rows, pointing, "?s ?p ?n . BIND(?n AS ?o)",
-                                        "fetching the facts' owners", "s")
+                                        "fetching the facts' owners", "s", False)
         reached = self.follow([*self.unnamed(targets), *pointing])
         owners = [s for s, _, _ in self.record(linking.result(), "s")]
         named = [n for n in [*targets, *sources, *owners] if self.named.get(n)]

@@ -179,6 +179,21 @@ def test_a_fragment_reads_the_nodes_near_its_seeds_one_hop_only(kbs, endpoints):
     assert entities(near) == {luke, leia}  # as seeds they would bring their neighbours' too
 
 
+def test_a_chunk_that_reaches_the_row_bound_is_read_again_in_halves(kbs, endpoints):
+    """Each seed's own facts are all there though one query of all of them would pass the
+    bound on rows (a chunk's rows come cut otherwise, the nodes read last losing theirs)."""
+    kb = kbs["starwars"]
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    node = on_endpoint.encoding.node
+    people = [kb.ids[n] for n in kb.concept_members[kb.name_to_nodes["character"][0]]][:12]
+    roomy = fragment_of(on_endpoint, [node(i) for i in people], hops=1)
+    tight = fragment_of(on_endpoint, [node(i) for i in people], hops=1, per_query=60)
+    for person in people:
+        assert shapes(MemoryAccess(tight).patterns([person])) == \
+            shapes(MemoryAccess(roomy).patterns([person]))
+    assert sum(len(tight.attributes[tight.id_to_node[i]]) for i in people) > 60
+
+
 def shapes(patterns) -> list[tuple]:
     """The patterns less their samples (which depend on the order facts come in)."""
     return [(p.name, p.direction, p.count) for p in patterns]
