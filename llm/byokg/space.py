@@ -163,10 +163,10 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
         if node.op == "Count" and _repeats(node.input, kb):
             return None
         answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
-        if node.op in _BY_NUMBER and len(answer) == len(execute(node.input, kb).items()):
+        if node.op in _BY_NUMBER and len(answer) == _held(node.input, kb):
             return None  # keeps every one: the number it compares with says nothing
-        if node.op == "SelectAmong" and len(answer) > 1 \
-                and 2 * len(answer) > len(execute(node.input, kb).items()):
+        if node.op == "SelectAmong" and len(answer) > 1 and 2 * len(answer) > _held(node.input,
+                                                                                    kb):
             return None  # most of them share the extreme: the key tells none apart
     except KoplcError:
         return None
@@ -176,6 +176,18 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
 
 
 _BY_NUMBER = frozenset({"FilterNum", "FilterYear", "FilterDate"})
+
+
+def _held(node: Node, kb) -> int:
+    """How many things `node` gives whose own facts `kb` holds: all of them, except in an
+    endpoint's fragment, whose entities at its edge come with their names and concepts only
+    (a filter that keeps every member of a concept with facts would otherwise seem to tell
+    them apart from those)."""
+    items = execute(node, kb).items()
+    expanded = getattr(kb, "expanded", None)
+    if expanded is None:
+        return len(items)
+    return sum(1 for item in items if item in expanded)
 
 
 def _repeats(node: Node, kb) -> bool:
