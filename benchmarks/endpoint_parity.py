@@ -101,6 +101,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="questions of each kind (default: all)")
     parser.add_argument("--hops", type=int, nargs="+", choices=(1, 2, 3),
                         help="MetaQA: these hops' questions only (default: all three)")
+    parser.add_argument("--set", choices=("questions", "more", "absent"), default="questions",
+                        help="a development KB's question file: questions.jsonl (both "
+                        "halves), more_questions.jsonl or absent_questions.jsonl")
     parser.add_argument("--agent-k", type=int, help="the agent's candidate actions a round "
                         "(1: greedy; default: the agent's own)")
     args = parser.parse_args()
@@ -111,9 +114,12 @@ def main() -> None:
 
         settings["options"] = AgentSettings(loop=AgentOptions(k=args.agent_k))
     kb_file, schema, files, encoding = KBS[args.kb]
+    if args.set != "questions" and args.kb != "metaqa":
+        files = [f.with_name(f"{args.set}_questions.jsonl") for f in files]
     if args.hops and args.kb == "metaqa":
         files = [f for f in files if any(f"qa_{h}hop" in f.name for h in args.hops)]
-    out = ROOT / "build" / "endpoint-parity" / f"{args.kb}-{args.frontend}"
+    suffix = "" if args.set == "questions" else f"-{args.set}"
+    out = ROOT / "build" / "endpoint-parity" / f"{args.kb}{suffix}-{args.frontend}"
     folder = Path(tempfile.mkdtemp(prefix="koplc-parity-"))
     try:
         ntriples = folder / "kb.nt"
