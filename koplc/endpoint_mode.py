@@ -23,6 +23,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from koplc.kopl.answering.meant_values import values_named
 from koplc.kopl.errors import BackendError, KoplcError
 from koplc.kopl.frontend import Compiled, FrontEnd, Settings
 from koplc.kopl.grounding.mentions import said_words, says
@@ -96,7 +97,8 @@ class OnEndpoint:
     def fragment(self, question: str, kb: EndpointKB):
         """The in-memory KB `question` is compiled on."""
         e = kb.encoding
-        linked = [e.node(i) for i in self.names(kb).seeds(question)]
+        linked = [e.node(i) for i in dict.fromkeys(
+            [*self.names(kb).seeds(question), *values_named(question, kb)])]
         said = said_words(question) + said_words(" ".join(map(singular, question.split())))
         anything, members = not linked, []
         sampled: list[tuple[str, bool]] = []  # concepts whose members joined, and if said

@@ -112,6 +112,7 @@ class EndpointKB:
         self._version = version
         self.folder: Path | None = None
         self._schema: Schema | None = None
+        self._values: dict[int, list[tuple[str, str, str]]] = {}
         if cache:
             self.folder = endpoint_folder(url, self.encoding.name, self.version())
             self._cache = QueryCache(self.folder / "queries.sqlite")
@@ -255,6 +256,19 @@ class EndpointKB:
             with self.waiting(max(timeout, self.schema_timeout)):
                 self._schema = read_schema(self)
         return self._schema
+
+    def values(self, most: int) -> list[tuple[str, str, str]]:
+        """(id, name, relation) of the entities that facts of one relation point at from two
+        or more subjects, for the relations pointing at no more than `most` entities
+        (`endpoint_schema.relation_values`): read once an endpoint, each query as long as the
+        schema's may take."""
+        if most not in self._values:
+            from koplc.sparql_backend.endpoint_schema import relation_values
+
+            timeout = getattr(self.endpoint, "timeout", None) or 0
+            with self.waiting(max(timeout, self.schema_timeout)):
+                self._values[most] = relation_values(self, most)
+        return self._values[most]
 
     @contextmanager
     def waiting(self, seconds: float, retries: int | None = None) -> Iterator[None]:

@@ -142,3 +142,30 @@ def _grouped(kb, var: str, declared: list[str], prefix: str, query, variables: s
 
 def _batches(items: list[str]) -> list[list[str]]:
     return [items[i:i + BATCH] for i in range(0, len(items), BATCH)]
+
+
+def relation_values(kb, most: int) -> list[tuple[str, str, str]]:
+    """(id, name, relation) of each entity that facts of one relation point at from two or
+    more subjects, for the relations that point at no more than `most` entities (a class, a
+    status, a maker: what `koplc.kopl.answering.meant_values` reads in memory): for each
+    relation one listing of at most `most` + 1 objects, then one count of their subjects."""
+    e = kb.encoding
+    found = []
+    for relation in sorted({r for r, _ in kb.schema().relations}):
+        predicate = e.relation(relation)
+        if e.statements:  # the truthy triple: one a fact
+            predicate = WDT + predicate[len(e.base + e.relation_prefix):]
+        listed = kb.select(f"SELECT DISTINCT ?o WHERE {{ ?s {iri(predicate)} ?o . "
+                           f"FILTER(isIRI(?o)) }} LIMIT {most + 1}",
+                           f"listing the values of {relation!r}")
+        if not listed or len(listed) > most:
+            continue
+        counted = kb.select(
+            f"SELECT ?o ?name (COUNT(?s) AS ?n) WHERE {{ "
+            f"{values('?o', [r['o'].value for r in listed])} ?s {iri(predicate)} ?o . "
+            f"?o {iri(e.name_predicate)} ?name }} GROUP BY ?o ?name",
+            f"counting the values of {relation!r}")
+        kb.require(counted, ["o", "name", "n"], f"counting the values of {relation!r}")
+        found += [(e.node_id(r["o"].value), r["name"].value, relation) for r in counted
+                  if int(r["n"].value) >= 2 and r["name"].value]
+    return sorted(set(found))

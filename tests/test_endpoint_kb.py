@@ -194,6 +194,21 @@ def test_a_chunk_that_reaches_the_row_bound_is_read_again_in_halves(kbs, endpoin
     assert sum(len(tight.attributes[tight.id_to_node[i]]) for i in people) > 60
 
 
+@pytest.mark.parametrize("name", ["starwars", "flights"])
+def test_an_endpoint_lists_the_values_a_question_may_name_as_memory_reads_them(kbs, endpoints,
+                                                                               name):
+    """The values `meant_values` reads ("no airbags" for the value None) are the same listed
+    from the endpoint as counted in memory, and a fragment reads the whole KB's."""
+    from koplc.kopl.answering.meant_values import MOST_VALUES, _values
+
+    on_endpoint = endpoint_kb(endpoints, name, "wikidata")
+    assert on_endpoint.values(MOST_VALUES)
+    assert list(_values(on_endpoint)[0]) == list(_values(kbs[name])[0])
+    some = on_endpoint.values(MOST_VALUES)[0][0]
+    fragment = fragment_of(on_endpoint, [on_endpoint.encoding.node(some)], hops=1)
+    assert _values(fragment) is _values(on_endpoint)
+
+
 def shapes(patterns) -> list[tuple]:
     """The patterns less their samples (which depend on the order facts come in)."""
     return [(p.name, p.direction, p.count) for p in patterns]

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from koplc.kopl.grounding.mentions import Linked, schema_words
+from koplc.kopl.grounding.mentions import Linked, names_words, schema_words
 from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
     AUXILIARIES,
@@ -45,7 +45,25 @@ def meant_values(linked: Linked, kb) -> list[tuple[tuple[int, int], str]]:
     values = _values(kb)
     if values is None:
         return []
-    spans = _spans(linked, schema_words(kb))
+    return _named(linked, values, schema_words(kb))
+
+
+def values_named(question: str, kb) -> list[str]:
+    """The ids of the values the question names in other words (`meant_values`, the
+    question's names not yet linked) in the KB behind an endpoint `kb`: what the question's
+    fragment is cut around, beside the entities it names."""
+    values = _values(kb)
+    if values is None:
+        return []
+    schema = kb.schema()
+    words = names_words((*schema.concepts, *{r for r, _ in schema.relations},
+                         *schema.attributes))
+    named = {name for _, name in _named(Linked(question, (), (), ()), values, words)}
+    return [i for i, name, _ in kb.values(MOST_VALUES) if name in named]
+
+
+def _named(linked: Linked, values, schema: frozenset[str]) -> list[tuple[tuple[int, int], str]]:
+    spans = _spans(linked, schema)
     if not spans:
         return []
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
@@ -101,26 +119,35 @@ def _one_span_each(found: list[tuple[tuple[int, int], str]]
 @per_kb()
 def _values(kb):
     """The KB's values' names, and MiniLM vectors of: each value read with its relation, the
-    relation alone; and of the KB's concept names. None for a KB without values, or whose facts
-    are not at hand: a fragment of one behind an endpoint (whose values a fragment would count
-    otherwise than the whole KB does, and read again at every question)."""
+    relation alone; and of the KB's concept names. A KB behind an endpoint lists its values
+    (`EndpointKB.values`), and a fragment of one reads those of the whole KB (its own would
+    count otherwise). None for a KB without values."""
+    whole = getattr(kb, "whole", None)
+    if whole is not None:  # a fragment
+        source = getattr(whole, "source", None)
+        return _values(source) if hasattr(source, "values") else None
     pointing = getattr(kb, "in_objects", None)  # relation -> object -> its subjects
-    if pointing is None or getattr(kb, "whole", None) is not None:
+    if pointing is None and hasattr(kb, "values"):  # a KB behind an endpoint
+        pairs = sorted({(name, relation) for _, name, relation in kb.values(MOST_VALUES)})
+        concepts = list(kb.schema().concepts)
+    elif pointing is None:
         return None
-    pairs = []
-    for relation, subjects_of in pointing.items():
-        reached = {o: s for o, subjects in subjects_of.items()
-                   if (s := {n for n in subjects if n >= kb.n_concepts})}
-        if len(reached) <= MOST_VALUES:
-            pairs += [(kb.names[o], relation) for o, s in reached.items()
-                      if len(s) >= 2 and kb.names[o]]
-    pairs.sort()
+    else:
+        pairs = []
+        for relation, subjects_of in pointing.items():
+            reached = {o: s for o, subjects in subjects_of.items()
+                       if (s := {n for n in subjects if n >= kb.n_concepts})}
+            if len(reached) <= MOST_VALUES:
+                pairs += [(kb.names[o], relation) for o, s in reached.items()
+                          if len(s) >= 2 and kb.names[o]]
+        pairs.sort()
+        concepts = kb.concept_names()
     if not pairs:
         return None
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
     said = [(name_phrase(r) or r).lower() for _, r in pairs]
-    concepts = [" ".join(name_head(c)).lower() for c in kb.concept_names()]
+    concepts = [" ".join(name_head(c)).lower() for c in concepts]
     return (np.array([n for n, _ in pairs], dtype=object),
             embedder.encode_queries([f"{r} {n}" for r, (n, _) in zip(said, pairs, strict=True)]),
             embedder.encode_queries(said),

@@ -303,7 +303,11 @@ def _group_word(span: str, kb, not_names: frozenset[str]) -> bool:
 def schema_words(kb) -> frozenset[str]:
     """The words of the KB's concept, relation and attribute names, lower case and in the
     singular, with a verb's agent nouns ("directed_by": director)."""
-    names = (*kb.concept_names(), *kb.relation_names, *kb.attr_index)
+    return names_words((*kb.concept_names(), *kb.relation_names, *kb.attr_index))
+
+
+def names_words(names) -> frozenset[str]:
+    """The words of the schema's `names` as `schema_words` gives them."""
     said = {singular(w.lower()) for name in names for w in name_head(name)}
     return frozenset(said | {noun for w in said if (base := base_form(w))
                              for noun in agent_nouns(base)})
