@@ -106,7 +106,7 @@ class NameTable:
                     continue
                 rows = (self.lookup(span) or self.lookup(_POSSESSIVE.sub("", span))
                         or self.lookup(singular(span)))
-                if not rows and span[:1].isupper():
-                    rows = self.led_by(span)
+                if not rows and span[:1].isupper():  # "Frontier's fleet": Frontier Airlines
+                    rows = self.led_by(span) or self.led_by(_POSSESSIVE.sub("", span))
                 found.update(dict.fromkeys(i for i, _ in rows))
         return list(found)[:limit]

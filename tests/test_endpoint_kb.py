@@ -223,6 +223,7 @@ def test_the_name_table_links_names_and_raw_identifiers(endpoints, kbs):
     assert luke in table.seeds("What is the homeworld of luke skywalker?")
     assert luke in table.seeds("What is the homeworld of Luke_Skywalker?")
     assert luke in table.seeds("Where is Luke Skywalker's home?")
+    assert luke in table.seeds("Where is Luke's home?")  # a name's leading word, possessive
     assert table.path.parent == on_endpoint.folder  # in the user cache
 
 
