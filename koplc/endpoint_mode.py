@@ -23,6 +23,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from koplc.kopl.answering.linking import code_holders
 from koplc.kopl.answering.meant_values import values_named
 from koplc.kopl.errors import BackendError, KoplcError
 from koplc.kopl.frontend import Compiled, FrontEnd, Settings
@@ -97,8 +98,10 @@ class OnEndpoint:
     def fragment(self, question: str, kb: EndpointKB):
         """The in-memory KB `question` is compiled on."""
         e = kb.encoding
+        table = self.names(kb)
+        coded = [i for name in code_holders(question, kb) for i, _ in table.lookup(name)]
         linked = [e.node(i) for i in dict.fromkeys(
-            [*self.names(kb).seeds(question), *values_named(question, kb)])]
+            [*table.seeds(question), *coded, *values_named(question, kb)])]
         said = said_words(question) + said_words(" ".join(map(singular, question.split())))
         anything, members = not linked, []
         sampled: list[tuple[str, bool]] = []  # concepts whose members joined, and if said

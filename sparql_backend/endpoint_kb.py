@@ -112,7 +112,7 @@ class EndpointKB:
         self._version = version
         self.folder: Path | None = None
         self._schema: Schema | None = None
-        self._values: dict[int, list[tuple[str, str, str]]] = {}
+        self._values: dict = {}  # what `values` and `codes` read, by their arguments
         if cache:
             self.folder = endpoint_folder(url, self.encoding.name, self.version())
             self._cache = QueryCache(self.folder / "queries.sqlite")
@@ -269,6 +269,17 @@ class EndpointKB:
             with self.waiting(max(timeout, self.schema_timeout)):
                 self._values[most] = relation_values(self, most)
         return self._values[most]
+
+    def codes(self, least: int) -> dict[str, str]:
+        """Each code (an element's symbol) -> the name of the one entity holding it
+        (`endpoint_schema.codes`), read once an endpoint."""
+        if ("codes", least) not in self._values:
+            from koplc.sparql_backend.endpoint_schema import codes
+
+            timeout = getattr(self.endpoint, "timeout", None) or 0
+            with self.waiting(max(timeout, self.schema_timeout)):
+                self._values[("codes", least)] = codes(self, least)
+        return self._values[("codes", least)]
 
     @contextmanager
     def waiting(self, seconds: float, retries: int | None = None) -> Iterator[None]:

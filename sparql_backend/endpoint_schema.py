@@ -15,6 +15,8 @@ ends that past its transaction timeout).
 
 from __future__ import annotations
 
+import re
+
 from koplc.kopl.kb.access import Schema
 from koplc.sparql_backend.encodings import KEY_TYPE, P31, P279, WDT, WIKIBASE
 from koplc.sparql_backend.patterns import values
@@ -22,6 +24,7 @@ from koplc.sparql_backend.terms import iri, string
 
 # Predicates a counting query names in its VALUES.
 BATCH = 50
+CODE = r"[A-Z][A-Za-z]{0,3}"  # a code: an element's symbol, an airport's letters
 
 
 def read_schema(kb) -> Schema:
@@ -144,6 +147,33 @@ def _batches(items: list[str]) -> list[list[str]]:
     return [items[i:i + BATCH] for i in range(0, len(items), BATCH)]
 
 
+def codes(kb, least: int, most: int = 5000) -> dict[str, str]:
+    """Each code -> the name of the one entity that holds it: the values of a key of strings
+    that `least` to `most` entities hold, each a word of at most four letters beginning with a
+    capital and held by one entity alone (an element's symbol, an airport's letters: what
+    `koplc.kopl.answering.linking` reads in memory); one listing a key of that kind."""
+    e, schema = kb.encoding, kb.schema()
+    found: dict[str, str] = {}
+    for key, count in sorted(schema.attributes.items()):
+        if schema.kinds.get(key) != "string" or not least <= count <= most:
+            continue
+        predicate = _truthy(e, e.key(key), e.key_prefix)
+        rows = kb.select(f"SELECT ?x ?v ?name WHERE {{ ?x {iri(predicate)} ?v . "
+                         f"?x {iri(e.name_predicate)} ?name }} LIMIT {most + 1}",
+                         f"listing the values of {key!r}")
+        kb.require(rows, ["x", "v", "name"], f"listing the values of {key!r}")
+        held = {r["v"].value: r["name"].value for r in rows}
+        if len(held) >= least and len(held) == len({r["x"].value for r in rows}) and all(
+                re.fullmatch(CODE, v) for v in held):
+            found.update(held)
+    return found
+
+
+def _truthy(e, predicate: str, prefix: str) -> str:
+    """The predicate of a fact's triple: Wikidata's ``wdt:`` where facts are statements."""
+    return WDT + predicate[len(e.base + prefix):] if e.statements else predicate
+
+
 def relation_values(kb, most: int) -> list[tuple[str, str, str]]:
     """(id, name, relation) of each entity that facts of one relation point at from two or
     more subjects, for the relations that point at no more than `most` entities (a class, a
@@ -152,9 +182,7 @@ def relation_values(kb, most: int) -> list[tuple[str, str, str]]:
     e = kb.encoding
     found = []
     for relation in sorted({r for r, _ in kb.schema().relations}):
-        predicate = e.relation(relation)
-        if e.statements:  # the truthy triple: one a fact
-            predicate = WDT + predicate[len(e.base + e.relation_prefix):]
+        predicate = _truthy(e, e.relation(relation), e.relation_prefix)
         listed = kb.select(f"SELECT DISTINCT ?o WHERE {{ ?s {iri(predicate)} ?o . "
                            f"FILTER(isIRI(?o)) }} LIMIT {most + 1}",
                            f"listing the values of {relation!r}")

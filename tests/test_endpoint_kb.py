@@ -209,6 +209,21 @@ def test_an_endpoint_lists_the_values_a_question_may_name_as_memory_reads_them(k
     assert _values(fragment) is _values(on_endpoint)
 
 
+def test_an_endpoint_lists_the_codes_memory_reads_and_a_fragment_holds_what_one_names(
+        kbs, endpoints):
+    """"Al-26" is aluminum-26 on the endpoint as in memory: the codes (an element's symbol)
+    are listed from it, and the question's fragment is cut around the isotope."""
+    from koplc.kopl.answering.linking import _codes, link_question
+
+    on_endpoint = endpoint_kb(endpoints, "isotopes", "wikidata")
+    assert on_endpoint.codes(5) == _codes(kbs["isotopes"]) != {}
+    question = "Which lives longer, manganese-53 or Al-26?"
+    fragment = OnEndpoint(_Inner()).fragment(question, on_endpoint)
+    assert _codes(fragment) == _codes(kbs["isotopes"])
+    assert link_question(question, fragment).entities == \
+        link_question(question, kbs["isotopes"]).entities == ("manganese-53", "aluminum-26")
+
+
 def shapes(patterns) -> list[tuple]:
     """The patterns less their samples (which depend on the order facts come in)."""
     return [(p.name, p.direction, p.count) for p in patterns]

@@ -124,7 +124,7 @@ def coded_names(linked: Linked, kb) -> Linked:
     if not codes:
         return linked
     table, found = name_table(kb), []
-    for m in re.finditer(r"(?<![\w-])([A-Z][A-Za-z]{0,3})-(\d+)(?![\w-])", linked.question):
+    for m in _CODED_NAME.finditer(linked.question):
         holder = codes.get(m.group(1))
         if holder is None or _in_a_name(linked, m.start()):
             continue
@@ -134,6 +134,16 @@ def coded_names(linked: Linked, kb) -> Linked:
     return _with_entities(linked, found)
 
 
+def code_holders(question: str, kb) -> list[str]:
+    """The names that the codes joined to a number in `question` stand for ("Ti-44": "titanium
+    44"), by `kb`'s codes (`_codes`): what a question's fragment of a KB behind an endpoint is
+    cut around, looked up in the endpoint's names."""
+    codes = _codes(kb)
+    return [f"{codes[m.group(1)]} {m.group(2)}" for m in _CODED_NAME.finditer(question)
+            if m.group(1) in codes]
+
+
+_CODED_NAME = re.compile(r"(?<![\w-])([A-Z][A-Za-z]{0,3})-(\d+)(?![\w-])")
 # The fewest entities whose values of a key make it a key of codes (`_codes`).
 _CODED = 5
 
@@ -143,7 +153,14 @@ def _codes(kb) -> dict[str, str]:
     """The KB's codes, each to the name of the one entity that holds it: the values of a key
     of strings that at least `_CODED` entities hold, each a word of at most four letters
     beginning with a capital and held by one entity alone (an element's symbol, an airport's
-    letters)."""
+    letters). A KB behind an endpoint lists them (`EndpointKB.codes`), and a fragment of one
+    reads those of the whole KB."""
+    whole = getattr(kb, "whole", None)
+    if whole is not None:  # a fragment
+        source = getattr(whole, "source", None)
+        return _codes(source) if hasattr(source, "codes") else {}
+    if not hasattr(kb, "attr_index"):
+        return kb.codes(_CODED) if hasattr(kb, "codes") else {}
     codes: dict[str, str] = {}
     for facts in kb.attr_index.values():
         held = {fact[1].value: node for node, node_facts in facts.items() for fact in node_facts
