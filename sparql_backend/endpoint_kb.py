@@ -111,8 +111,7 @@ class EndpointKB:
         self._cache = QueryCache(None)
         self._version = version
         self.folder: Path | None = None
-        self._schema: Schema | None = None
-        self._values: dict = {}  # what `values` and `codes` read, by their arguments
+        self._read: dict[tuple, object] = {}  # what `_read_once` read
         if cache:
             self.folder = endpoint_folder(url, self.encoding.name, self.version())
             self._cache = QueryCache(self.folder / "queries.sqlite")
@@ -249,37 +248,33 @@ class EndpointKB:
         """The schema with counts. Its grouped counts scan the whole KB (at 10^8 triples longer
         than a question's queries may take), once an endpoint and version: they are cached,
         and each may take `schema_timeout` seconds."""
-        if self._schema is None:
-            from koplc.sparql_backend.endpoint_schema import read_schema
+        from koplc.sparql_backend.endpoint_schema import read_schema
 
-            timeout = getattr(self.endpoint, "timeout", None) or 0
-            with self.waiting(max(timeout, self.schema_timeout)):
-                self._schema = read_schema(self)
-        return self._schema
+        return self._read_once(("schema",), read_schema)
 
     def values(self, most: int) -> list[tuple[str, str, str]]:
         """(id, name, relation) of the entities that facts of one relation point at from two
         or more subjects, for the relations pointing at no more than `most` entities
-        (`endpoint_schema.relation_values`): read once an endpoint, each query as long as the
-        schema's may take."""
-        if most not in self._values:
-            from koplc.sparql_backend.endpoint_schema import relation_values
+        (`endpoint_schema.relation_values`)."""
+        from koplc.sparql_backend.endpoint_schema import relation_values
 
-            timeout = getattr(self.endpoint, "timeout", None) or 0
-            with self.waiting(max(timeout, self.schema_timeout)):
-                self._values[most] = relation_values(self, most)
-        return self._values[most]
+        return self._read_once(("values", most), lambda kb: relation_values(kb, most))
 
     def codes(self, least: int) -> dict[str, str]:
         """Each code (an element's symbol) -> the name of the one entity holding it
-        (`endpoint_schema.codes`), read once an endpoint."""
-        if ("codes", least) not in self._values:
-            from koplc.sparql_backend.endpoint_schema import codes
+        (`endpoint_schema.codes`)."""
+        from koplc.sparql_backend.endpoint_schema import codes
 
+        return self._read_once(("codes", least), lambda kb: codes(kb, least))
+
+    def _read_once(self, key: tuple, read):
+        """`read(self)`, once: a reading of the whole KB, each of whose queries may take
+        `schema_timeout` seconds."""
+        if key not in self._read:
             timeout = getattr(self.endpoint, "timeout", None) or 0
             with self.waiting(max(timeout, self.schema_timeout)):
-                self._values[("codes", least)] = codes(self, least)
-        return self._values[("codes", least)]
+                self._read[key] = read(self)
+        return self._read[key]
 
     @contextmanager
     def waiting(self, seconds: float, retries: int | None = None) -> Iterator[None]:
