@@ -25,6 +25,9 @@ from koplc.sparql_backend.terms import RDF_TYPE, Term, iri, string
 
 Triple = tuple[str, str, Term]
 CHUNK = 400  # IRIs in one VALUES block
+# The most nodes whose incoming facts are read again in halves when they reach a query's bound
+# (splitting a hop's hundred nodes down to its hub would take a dozen queries more).
+FEW = 8
 # Links from a fact node to what is no part of the fact: its record, types and Wikidata rank.
 _NOT_FACTS = (RDF_TYPE, RECORD, WIKIBASE + "rank")
 
@@ -171,9 +174,12 @@ class _Cut:
         kind = self.e.type_predicate
         # Both ways at once: the endpoint answers one while koplc waits on the other.
         purpose = "fetching a neighbourhood"
-        other = self.kb.helper.submit(  # facts pointing at a hub come cut (`rows`)
+        # Facts pointing at a hub come cut (`rows`); beside a few nodes (the question's own
+        # entities), a hub leaves the others theirs.
+        few = len(nodes) <= FEW
+        other = self.kb.helper.submit(
             self.rows, nodes, f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})", purpose,
-            "s", False)
+            "s", few)
         out = self.record(self.rows(nodes, "?n ?p ?o . BIND(?n AS ?s)", purpose, "o"), "o")
         into = self.record(other.result(), "s")
         targets = [o.value for _, p, o in out if _node(o) and p not in (kind, RDF_TYPE)]
@@ -181,20 +187,23 @@ class _Cut:
         pointing = self.unnamed(sources)  # fact nodes whose value is one of `nodes`
         # Their owners hold the facts: fetch the links to them too, while the facts are read.
         linking = self.kb.helper.submit(self.rows, pointing, "?s ?p ?n . BIND(?n AS ?o)",
-                                        "fetching the facts' owners", "s", False)
+                                        "fetching the facts' owners", "s", few)
         reached = self.follow([*self.unnamed(targets), *pointing])
         owners = [s for s, _, _ in self.record(linking.result(), "s")]
         named = [n for n in [*targets, *sources, *owners] if self.named.get(n)]
-        # Nodes in the order of the nodes that reached them: the next hop's bound keeps the
-        # neighbours of the question's own entities (the first seeds) before a concept's members.
+        # Nodes reached from more of a few `nodes` first (what two entities of the question
+        # share: United's planes of one model; among a hop's hundred, a hub would be), then in
+        # the order of the nodes that reached them: the next hop's bound keeps the neighbours
+        # of the question's own entities (the first seeds) before a concept's members.
         rank = {n: i for i, n in enumerate(nodes)}
-        by = {}
+        reaching: dict[str, set[int]] = {}
         for subject, _, value in out:
-            by.setdefault(value.value, rank.get(subject, len(nodes)))
+            reaching.setdefault(value.value, set()).add(rank.get(subject, len(nodes)))
         for subject, _, value in into:
-            by.setdefault(subject, rank.get(value.value, len(nodes)))
+            reaching.setdefault(subject, set()).add(rank.get(value.value, len(nodes)))
+        by = {n: (-len(r) if few else 0, min(r)) for n, r in reaching.items()}
         found = list(dict.fromkeys([*named, *reached]))
-        return sorted(found, key=lambda n: by.get(n, len(nodes)))
+        return sorted(found, key=lambda n: by.get(n, (0, len(nodes))))
 
     def follow(self, facts: list[str]) -> list[str]:
         """Fetch fact nodes down to their ends; the named nodes they reach."""

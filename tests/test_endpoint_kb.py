@@ -224,6 +224,25 @@ def test_an_endpoint_lists_the_codes_memory_reads_and_a_fragment_holds_what_one_
         link_question(question, kbs["isotopes"]).entities == ("manganese-53", "aluminum-26")
 
 
+def test_a_hop_expands_first_what_several_seeds_reach(kbs, endpoints):
+    """Under a tight bound a hop, the neighbour two seeds share is expanded before the first
+    seed's others (what two entities of a question share is what it asks about most often)."""
+    kb = kbs["starwars"]
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    node = on_endpoint.encoding.node
+    human, stewjon = (kb.name_to_nodes[n][0] for n in ("Human", "Stewjon"))
+
+    def neighbours(n: int) -> set[int]:
+        return {o for table in (kb.out_objects, kb.in_objects) for per in table.values()
+                for o in per.get(n, ())}
+
+    shared = {kb.ids[n] for n in neighbours(human) & neighbours(stewjon)}  # Obi-Wan Kenobi
+    assert shared and len(neighbours(human) - neighbours(stewjon)) > 30  # the other humans
+    fragment = fragment_of(on_endpoint, [node(kb.ids[human]), node(kb.ids[stewjon])], hops=2,
+                           per_hop=2)
+    assert shared & fragment.expanded
+
+
 def shapes(patterns) -> list[tuple]:
     """The patterns less their samples (which depend on the order facts come in)."""
     return [(p.name, p.direction, p.count) for p in patterns]
