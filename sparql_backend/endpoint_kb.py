@@ -36,6 +36,7 @@ from koplc.sparql_backend.terms import RDF_TYPE, Term, iri, string
 _PROLOGUE = re.compile(r"\A(?:\s+|#[^\n]*\n|(?:PREFIX|BASE)\s+[^<]*<[^>]*>)*", re.IGNORECASE)
 _READ_FORMS = ("SELECT", "ASK")
 log = logging.getLogger(__name__)
+HELPER = "koplc-endpoint"  # the name of a KB's helper thread
 
 
 def require_read_only(query: str) -> None:
@@ -123,7 +124,12 @@ class EndpointKB:
     def helper(self) -> ThreadPoolExecutor:
         """One thread that asks a second query while the caller asks another (a fragment's
         two directions); it lives as long as the KB, and so does its kept-alive connection."""
-        return ThreadPoolExecutor(1, thread_name_prefix="koplc-endpoint")
+        return ThreadPoolExecutor(1, thread_name_prefix=HELPER)
+
+    @staticmethod
+    def on_helper() -> bool:
+        """Whether this runs on a KB's helper thread (which must not wait on itself)."""
+        return threading.current_thread().name.startswith(HELPER)
 
     # The queries.
 

@@ -142,11 +142,23 @@ class _Cut:
                 for row in rows]
             if split and len(found) >= self.per_query and len(chunk) > 1:
                 half = len(chunk) // 2
-                return read(chunk[:half]) + read(chunk[half:])
+                return self.two_at_once(read, [chunk[:half], chunk[half:]])
             return found
 
-        return [row for start in range(0, len(nodes), CHUNK)
-                for row in read(nodes[start:start + CHUNK])]
+        return self.two_at_once(read, [nodes[start:start + CHUNK]
+                                       for start in range(0, len(nodes), CHUNK)])
+
+    def two_at_once(self, read: Callable[[list[str]], list[dict[str, Term]]],
+                    chunks: list[list[str]]) -> list[dict[str, Term]]:
+        """The rows `read` gives for each chunk, in their order: every other chunk is read on
+        the KB's helper thread meanwhile (unless this is that thread), so that the endpoint
+        answers one query while koplc waits on or parses another."""
+        if len(chunks) < 2 or self.kb.on_helper():
+            return [row for chunk in chunks for row in read(chunk)]
+        there = [self.kb.helper.submit(read, chunk) for chunk in chunks[1::2]]
+        here = [read(chunk) for chunk in chunks[0::2]]
+        got = [h for pair in zip(here, [t.result() for t in there]) for h in pair]
+        return [row for rows in got + here[len(there):] for row in rows]
 
     def record(self, rows: list[dict[str, Term]], end: str | None) -> list[Triple]:
         """Keep the triples of `rows` (and what they say of the nodes at `end`); them."""

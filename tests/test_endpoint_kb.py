@@ -194,6 +194,31 @@ def test_a_chunk_that_reaches_the_row_bound_is_read_again_in_halves(kbs, endpoin
     assert sum(len(tight.attributes[tight.id_to_node[i]]) for i in people) > 60
 
 
+def test_chunks_are_read_two_at_once_in_their_order_and_one_at_a_time_on_the_helper():
+    """A listing's chunks are read on the caller's thread and the KB's helper at once, and
+    come back in order; on the helper itself (which cannot wait on itself) one at a time."""
+    import threading
+
+    from koplc.sparql_backend.fragments import _Cut
+
+    cut = _Cut(EndpointKB("http://127.0.0.1:9/sparql", cache=False, version="1"), 2000)
+    threads: dict[str, str] = {}
+
+    def read(chunk):
+        threads[chunk[0]] = threading.current_thread().name
+        return [{"n": c} for c in chunk]
+
+    chunks = [[f"{i}a", f"{i}b"] for i in range(5)]
+    rows = cut.two_at_once(read, chunks)
+    assert [r["n"] for r in rows] == [c for chunk in chunks for c in chunk]
+    assert not cut.kb.on_helper()
+    assert len(set(threads.values())) == 2
+    threads.clear()
+    rows = cut.kb.helper.submit(cut.two_at_once, read, chunks).result(timeout=10)
+    assert [r["n"] for r in rows] == [c for chunk in chunks for c in chunk]
+    assert len(set(threads.values())) == 1
+
+
 @pytest.mark.parametrize("name", ["starwars", "flights"])
 def test_an_endpoint_lists_the_values_a_question_may_name_as_memory_reads_them(kbs, endpoints,
                                                                                name):
