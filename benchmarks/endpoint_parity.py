@@ -4,6 +4,7 @@ file and once on the same KB served by a SPARQL endpoint; how many answer sets a
     .venv/bin/python benchmarks/endpoint_parity.py --frontend byokg --kb metaqa --limit 300
     .venv/bin/python benchmarks/endpoint_parity.py --frontend byokg --kb starwars
     .venv/bin/python benchmarks/endpoint_parity.py --frontend agent --agent-k 1 --kb starwars
+    .venv/bin/python benchmarks/endpoint_parity.py --frontend llm --kb cars --same-pool
 
 The KB is exported in `--encoding` (plain for MetaQA, wikidata for the development KBs) and
 served read-only by Oxigraph's server (PyPI `oxigraph`, the dev extra) on 127.0.0.1. Writes
@@ -74,6 +75,16 @@ def serve(ntriples: Path, folder: Path) -> tuple[subprocess.Popen, str]:
     raise SystemExit("oxigraph serve did not answer within 60 s")
 
 
+def memory_pool(kb_file: Path, schema) -> str:
+    """The pool file explored from the KB in memory (what in-memory mode takes by itself)."""
+    from koplc.kopl.exploration import pool_path
+    from koplc.llm.symkgqa.kb_pool import explored_pool
+
+    kb = api.load_kb(kb_file, schema=schema)
+    explored_pool(kb, kb.source)
+    return str(pool_path(kb.source))
+
+
 def predictions(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "predictions.jsonl").open(encoding="utf-8")]
 
@@ -106,6 +117,9 @@ def main() -> None:
                         "halves), more_questions.jsonl or absent_questions.jsonl")
     parser.add_argument("--agent-k", type=int, help="the agent's candidate actions a round "
                         "(1: greedy; default: the agent's own)")
+    parser.add_argument("--same-pool", action="store_true", help="llm, agent: both modes take "
+                        "the demonstrations explored from the KB in memory (by default the "
+                        "endpoint explores its own, on a fragment around sampled entities)")
     args = parser.parse_args()
     settings = {}
     if args.agent_k:
@@ -118,7 +132,10 @@ def main() -> None:
         files = [f.with_name(f"{args.set}_questions.jsonl") for f in files]
     if args.hops and args.kb == "metaqa":
         files = [f for f in files if any(f"qa_{h}hop" in f.name for h in args.hops)]
-    suffix = "" if args.set == "questions" else f"-{args.set}"
+    if args.same_pool:
+        settings["pool"] = memory_pool(kb_file, schema)
+    suffix = ("" if args.set == "questions" else f"-{args.set}") + \
+        ("-same-pool" if args.same_pool else "")
     out = ROOT / "build" / "endpoint-parity" / f"{args.kb}{suffix}-{args.frontend}"
     folder = Path(tempfile.mkdtemp(prefix="koplc-parity-"))
     try:

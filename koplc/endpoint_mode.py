@@ -28,6 +28,7 @@ from koplc.kopl.answering.meant_values import values_named
 from koplc.kopl.errors import BackendError, KoplcError
 from koplc.kopl.frontend import Compiled, FrontEnd, Settings
 from koplc.kopl.grounding.mentions import said_words, says
+from koplc.kopl.kb.building import collector_paused
 from koplc.kopl.lexicon import singular
 from koplc.kopl.naming import name_head
 from koplc.sparql_backend.by_number import chosen_by_number
@@ -127,8 +128,9 @@ class OnEndpoint:
         # Beside entities it names, the members of a concept it says show their own facts
         # only (a hop of 20 random members took half a fragment's queries at 10^8 triples).
         seeds, near = (linked, members) if linked else (members, [])
-        return fragment_of(kb, seeds, hops=self.hops, per_hop=self.per_hop, grow=grow,
-                           near=near)
+        with collector_paused():  # its rows and KB: a few hundred thousand objects
+            return fragment_of(kb, seeds, hops=self.hops, per_hop=self.per_hop, grow=grow,
+                               near=near)
 
 
 def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:

@@ -155,10 +155,10 @@ class _Cut:
         answers one query while koplc waits on or parses another."""
         if len(chunks) < 2 or self.kb.on_helper():
             return [row for chunk in chunks for row in read(chunk)]
-        there = [self.kb.helper.submit(read, chunk) for chunk in chunks[1::2]]
-        here = [read(chunk) for chunk in chunks[0::2]]
-        got = [h for pair in zip(here, [t.result() for t in there]) for h in pair]
-        return [row for rows in got + here[len(there):] for row in rows]
+        there = {i: self.kb.helper.submit(read, chunks[i]) for i in range(1, len(chunks), 2)}
+        here = {i: read(chunks[i]) for i in range(0, len(chunks), 2)}
+        return [row for i in range(len(chunks))
+                for row in (here[i] if i in here else there[i].result())]
 
     def record(self, rows: list[dict[str, Term]], end: str | None) -> list[Triple]:
         """Keep the triples of `rows` (and what they say of the nodes at `end`); them."""

@@ -14,7 +14,6 @@ cache. A cache file is trusted like code (it is a pickle): keep cache folders pr
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import pickle
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from koplc.kopl.errors import KBError
+from koplc.kopl.kb.building import collector_paused
 from koplc.kopl.kb.kopl_json import load_kopl_json
 from koplc.kopl.kb.model import KB
 from koplc.kopl.kb.triple_schema import NEUTRAL_RULES, TripleSchema
@@ -94,11 +94,8 @@ def _options(fmt: str, schema: TripleSchema | None) -> str:
 
 
 def _build(fmt: str, schema: TripleSchema | None, path: Path) -> KB:
-    gc.disable()  # building allocates many small objects; cyclic GC passes only slow it down
-    try:
+    with collector_paused():
         return _loader(fmt, schema)(path)
-    finally:
-        gc.enable()
 
 
 def cache_path(path: str | Path) -> Path:
@@ -133,11 +130,8 @@ def _read_cache(place: Path, key: tuple) -> KB | None:
         with place.open("rb") as f:
             if _header(f) != key:
                 return None
-            gc.disable()
-            try:
+            with collector_paused():
                 kb = pickle.load(f)
-            finally:
-                gc.enable()
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError, TypeError,
             ImportError, IndexError, KeyError):
         return None  # missing, stale or damaged: rebuild
