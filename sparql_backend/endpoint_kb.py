@@ -273,6 +273,14 @@ class EndpointKB:
 
         return self._read_once(("codes", least), lambda kb: codes(kb, least))
 
+    def reaches_one(self, relation: str, direction: str, least: int) -> bool:
+        """Whether `relation`, followed in `direction`, reaches one thing from each of the
+        `least` or more entities that have it (`endpoint_schema.reaches_one`)."""
+        from koplc.sparql_backend.endpoint_schema import reaches_one
+
+        return self._read_once(("reaches one", relation, direction, least),
+                               lambda kb: reaches_one(kb, relation, direction, least))
+
     def _read_once(self, key: tuple, read):
         """`read(self)`, once: a reading of the whole KB, each of whose queries may take
         `schema_timeout` seconds."""

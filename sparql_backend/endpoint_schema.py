@@ -169,6 +169,22 @@ def codes(kb, least: int, most: int = 5000) -> dict[str, str]:
     return found
 
 
+def reaches_one(kb, relation: str, direction: str, least: int) -> bool:
+    """Whether `relation`, followed in `direction`, reaches one thing from each entity that
+    has it, `least` or more of them (what `koplc.llm.byokg.space.one_each` reads in memory):
+    one query for an entity it reaches two things from (found at once for most relations),
+    then one listing `least` of its holders."""
+    predicate = iri(_truthy(kb.encoding, kb.encoding.relation(relation),
+                            kb.encoding.relation_prefix))
+    one, two = ((f"?h {predicate} ?x .", f"?h {predicate} ?y .") if direction == "forward"
+                else (f"?x {predicate} ?h .", f"?y {predicate} ?h ."))
+    purpose = f"asking whether {relation!r} ({direction}) reaches one thing from each"
+    if kb.select(f"SELECT ?h WHERE {{ {one} {two} FILTER(?x != ?y) }} LIMIT 1", purpose):
+        return False
+    return len(kb.select(f"SELECT DISTINCT ?h WHERE {{ {one} }} LIMIT {least}", purpose)) \
+        >= least
+
+
 def _truthy(e, predicate: str, prefix: str) -> str:
     """The predicate of a fact's triple: Wikidata's ``wdt:`` where facts are statements."""
     return WDT + predicate[len(e.base + prefix):] if e.statements else predicate

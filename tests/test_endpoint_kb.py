@@ -219,6 +219,21 @@ def test_chunks_are_read_two_at_once_in_their_order_and_one_at_a_time_on_the_hel
     assert len(set(threads.values())) == 1
 
 
+@pytest.mark.parametrize(("name", "encoding"), [("isotopes", "wikidata"),
+                                              ("flights", "wikidata"), ("starwars", "plain")])
+def test_an_endpoint_says_which_relations_reach_one_thing_from_each_as_memory_does(
+        kbs, endpoints, name, encoding):
+    """Whether a count of what a relation reaches says nothing (an isotope's element is one
+    for every isotope) is asked of the endpoint, with memory's answer for every relation."""
+    from koplc.llm.byokg.space import ONE_EACH_HOLDERS, _reaches_one
+
+    kb, on_endpoint = kbs[name], endpoint_kb(endpoints, name, encoding)
+    asked = {(r, d): on_endpoint.reaches_one(r, d, ONE_EACH_HOLDERS)
+             for r in kb.out_objects for d in ("forward", "backward")}
+    assert asked == {(r, d): _reaches_one(kb, r, d) for r, d in asked}
+    assert any(asked.values()) and not all(asked.values())
+
+
 @pytest.mark.parametrize("name", ["starwars", "flights"])
 def test_an_endpoint_lists_the_values_a_question_may_name_as_memory_reads_them(kbs, endpoints,
                                                                                name):

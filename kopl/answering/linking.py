@@ -30,6 +30,7 @@ from koplc.kopl.grounding.mentions import (
     schema_words,
 )
 from koplc.kopl.ir import FilterConcept, FindAll
+from koplc.kopl.kb.access import whole_of
 from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
     CONTENT_STOP_WORDS,
@@ -155,10 +156,9 @@ def _codes(kb) -> dict[str, str]:
     beginning with a capital and held by one entity alone (an element's symbol, an airport's
     letters). A KB behind an endpoint lists them (`EndpointKB.codes`), and a fragment of one
     reads those of the whole KB."""
-    whole = getattr(kb, "whole", None)
+    whole = whole_of(kb)
     if whole is not None:  # a fragment
-        source = getattr(whole, "source", None)
-        return _codes(source) if hasattr(source, "codes") else {}
+        return _codes(whole) if hasattr(whole, "codes") else {}
     if not hasattr(kb, "attr_index"):
         return kb.codes(_CODED) if hasattr(kb, "codes") else {}
     codes: dict[str, str] = {}

@@ -19,6 +19,7 @@ import re
 import numpy as np
 
 from koplc.kopl.grounding.mentions import Linked, names_words, schema_words
+from koplc.kopl.kb.access import whole_of
 from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
     AUXILIARIES,
@@ -122,10 +123,9 @@ def _values(kb):
     relation alone; and of the KB's concept names. A KB behind an endpoint lists its values
     (`EndpointKB.values`), and a fragment of one reads those of the whole KB (its own would
     count otherwise). None for a KB without values."""
-    whole = getattr(kb, "whole", None)
+    whole = whole_of(kb)
     if whole is not None:  # a fragment
-        source = getattr(whole, "source", None)
-        return _values(source) if hasattr(source, "values") else None
+        return _values(whole) if hasattr(whole, "values") else None
     pointing = getattr(kb, "in_objects", None)  # relation -> object -> its subjects
     if pointing is None and hasattr(kb, "values"):  # a KB behind an endpoint
         pairs = sorted({(name, relation) for _, name, relation in kb.values(MOST_VALUES)})

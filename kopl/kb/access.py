@@ -106,6 +106,13 @@ class WholeSchema:
                 "concepts": len(self._schema.concepts)}
 
 
+def whole_of(kb):
+    """The KB that `kb` is a fragment of (an endpoint's, which its `whole` schema reads), or
+    None for a KB that is whole itself."""
+    whole = getattr(kb, "whole", None)
+    return None if whole is None else whole.source
+
+
 def shown_schema(kb):
     """What a prompt shows of `kb`'s schema: the whole KB's where `kb` is a fragment of one
     (its `whole`), else its own."""

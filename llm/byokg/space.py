@@ -10,6 +10,7 @@ from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import CONVERTING, execute
 from koplc.kopl.execution.judge import only_own
 from koplc.kopl.ir import Count, FilterConcept, Node, QueryAttr, QueryName, Relate
+from koplc.kopl.kb.access import whole_of
 from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.registry import OPS
 from koplc.kopl.types import Type
@@ -90,12 +91,14 @@ def one_each(node: Node, kb) -> bool:
     """Whether `node` follows relations from one named entity, each of which reaches one thing
     from every entity the KB holds it for, `ONE_EACH_HOLDERS` or more (an isotope's element, a
     car's maker): a count of it is 1 for any entity, and says nothing. A fragment of an
-    endpoint's KB holds only some of a relation's facts, so it is not asked there (its count
-    is kept, as before)."""
-    if getattr(kb, "whole", None) is not None:
-        return False
+    endpoint's KB holds only some of a relation's facts: the endpoint is asked (a KB that
+    cannot say keeps the count)."""
+    whole = whole_of(kb)
     while node.op == "Relate":
-        if not _reaches_one(kb, node.relation, node.direction):
+        if whole is None and not _reaches_one(kb, node.relation, node.direction):
+            return False
+        if whole is not None and not (hasattr(whole, "reaches_one") and whole.reaches_one(
+                node.relation, node.direction, ONE_EACH_HOLDERS)):
             return False
         node = node.input
     return node.op == "Find"
