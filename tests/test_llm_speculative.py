@@ -214,6 +214,36 @@ def test_scores_of_one_prompt_are_batched_alike_whatever_the_context_held(models
 
 
 @pytest.mark.model
+@pytest.mark.xfail(strict=True, reason="a prompt's KV depends on what was read before it: "
+                   "where the context or a kept state is read on from moves the logits (a "
+                   "score by 0.14), and llama.cpp's saved state of more than Gemma 3's "
+                   "512-token sliding window reads on otherwise than the prompt read whole "
+                   "(logits by up to 1.4); reading in fixed stretches with states of at most "
+                   "512 tokens made this pass but doubled the tokens read per question")
+def test_a_prompt_reads_alike_whatever_was_read_before(models):
+    """A score and a completion of one prompt are the same from an empty context, after
+    another prompt that shares its first shots, and from a kept state (the prompt here is
+    about 800 tokens). Without this, an answer can depend on the questions asked before it:
+    the cause of most endpoint-against-memory differences of the llm front end."""
+    _, fast = models
+    model = fast._model
+    long = SHOTS * 12 + "Question: who directed Blade Runner\nEntities: Blade Runner\n"
+    assert len(model.tokenize(long.encode())) > 700
+    continuation = "Find(Blade Runner)\nRelate(directed_by, forward)\nQueryName()\n\n"
+    speculative.empty(model)
+    alone = (speculative.score(model, long, continuation),
+             speculative.greedy(model, long, STOP, 30))
+    states = PromptStates()
+    for before in (SHOTS * 5 + "Question: what genre is Heat\n", SHOTS * 12 + "Question:"):
+        speculative.empty(model)
+        speculative.greedy(model, before, STOP, 8, states)
+        assert (speculative.score(model, long, continuation, states),
+                speculative.greedy(model, long, STOP, 30, states)) == alone
+        speculative.empty(model)  # from a kept state alone
+        assert speculative.score(model, long, continuation, states) == alone[0]
+
+
+@pytest.mark.model
 def test_reading_speed_reads_the_whole_text_and_leaves_the_context_empty(models, monkeypatch):
     _, fast = models
     read = wipe_and_count_reads(fast, monkeypatch)
