@@ -94,11 +94,11 @@ def one_each(node: Node, kb) -> bool:
     endpoint's KB holds only some of a relation's facts: the endpoint is asked (a KB that
     cannot say keeps the count)."""
     whole = whole_of(kb)
+    if whole is not None and not hasattr(whole, "reaches_one"):
+        return False
     while node.op == "Relate":
-        if whole is None and not _reaches_one(kb, node.relation, node.direction):
-            return False
-        if whole is not None and not (hasattr(whole, "reaches_one") and whole.reaches_one(
-                node.relation, node.direction, ONE_EACH_HOLDERS)):
+        if not (_reaches_one(kb, node.relation, node.direction) if whole is None else
+                whole.reaches_one(node.relation, node.direction, ONE_EACH_HOLDERS)):
             return False
         node = node.input
     return node.op == "Find"
