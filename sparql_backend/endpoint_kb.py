@@ -238,17 +238,8 @@ class EndpointKB:
             yield [(e.node_id(r["x"].value), r["name"].value) for r in rows]
 
     def concept_iris(self) -> dict[str, str]:
-        """Each concept's IRI -> name."""
-        e = self.encoding
-        body = (f"?c {iri(e.marker_predicate or e.type_predicate)} {iri(e.concept_marker)} .\n"
-                f"OPTIONAL {{ ?c {iri(e.name_predicate)} ?name }}")
-        found: dict[str, str] = {}
-        for rows in self.paged(body, "?c ?name", "?c ?name", "listing the concepts",
-                               optional=("name",)):
-            for r in rows:
-                found.setdefault(r["c"].value, r["name"].value if "name" in r
-                                 else e.node_id(r["c"].value))
-        return found
+        """Each concept's IRI -> name (read once)."""
+        return self._read_once(("concepts",), _concept_iris)
 
     def schema(self) -> Schema:
         """The schema with counts. Its grouped counts scan the whole KB (at 10^8 triples longer
@@ -354,6 +345,19 @@ class EndpointKB:
 
         answer = run_lowered(lowered, _Purposed(self, "running the program"))
         return [str(item) for item in answer.items()]
+
+
+def _concept_iris(kb: EndpointKB) -> dict[str, str]:
+    e = kb.encoding
+    body = (f"?c {iri(e.marker_predicate or e.type_predicate)} {iri(e.concept_marker)} .\n"
+            f"OPTIONAL {{ ?c {iri(e.name_predicate)} ?name }}")
+    found: dict[str, str] = {}
+    for rows in kb.paged(body, "?c ?name", "?c ?name", "listing the concepts",
+                         optional=("name",)):
+        for r in rows:
+            found.setdefault(r["c"].value, r["name"].value if "name" in r
+                             else e.node_id(r["c"].value))
+    return found
 
 
 def compares_quantities(program) -> bool:

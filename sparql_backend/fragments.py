@@ -80,8 +80,10 @@ class _Cut:
         self.expanded: set[str] = set()
         self.named: dict[str, bool] = {}
         self.blank_values = not self.e.statements and self.e.value_nodes
-        self.kinds = iri(self.e.type_predicate)  # the predicate of a node's concepts
+        self.kind = iri(self.e.type_predicate)  # the predicate of a node's concepts
         self.typed: set[str] = set()  # nodes whose concepts came with the facts reaching them
+        self.kinds: dict[str, list[str]] = {}  # node -> the IRIs of its concepts
+        self.sizes: dict[str, int] | None = None  # concept IRI -> its members, once needed
         self.described: set[str] = set()  # nodes at an edge whose concepts were fetched
 
     def add(self, triples) -> None:
@@ -129,7 +131,7 @@ class _Cut:
                 if e.name_lang else "")
         label = f"\nOPTIONAL {{ ?{end} {iri(name)} ?label{lang} }}" if end else ""
         if end:  # its concepts too, so that no later query need describe it
-            label += f"\nOPTIONAL {{ ?{end} {self.kinds} ?kind }}"
+            label += f"\nOPTIONAL {{ ?{end} {self.kind} ?kind }}"
         if end == "o" and self.blank_values:
             # A blank value node cannot be named in another query: read its literal here.
             label += f"\nOPTIONAL {{ ?o ({iri(e.value)}|{iri(e.time)}) ?literal }}"
@@ -177,6 +179,7 @@ class _Cut:
                 if "kind" in r:
                     found.append((term.value, self.e.type_predicate, r["kind"]))
                     self.typed.add(term.value)
+                    self.kinds.setdefault(term.value, []).append(r["kind"].value)
         self.add(found)
         return found
 
@@ -190,8 +193,8 @@ class _Cut:
         # entities), a hub leaves the others theirs.
         few = len(nodes) <= FEW
         other = self.kb.helper.submit(
-            self.rows, nodes, f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})", purpose,
-            "s", few)
+            self.rows, self.hubs_last(nodes), f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != "
+            f"{iri(kind)})", purpose, "s", few)
         out = self.record(self.rows(nodes, "?n ?p ?o . BIND(?n AS ?s)", purpose, "o"), "o")
         into = self.record(other.result(), "s")
         targets = [o.value for _, p, o in out if _node(o) and p not in (kind, RDF_TYPE)]
@@ -216,6 +219,18 @@ class _Cut:
         by = {n: (-len(r) if few else 0, min(r)) for n, r in reaching.items()}
         found = list(dict.fromkeys([*named, *reached]))
         return sorted(found, key=lambda n: by.get(n, (0, len(nodes))))
+
+    def hubs_last(self, nodes: list[str]) -> list[str]:
+        """`nodes`, those of the smallest concepts last: a genre, a year, a language, of a few
+        dozen members each, has thousands of facts pointing at it, which would fill a query's
+        bound before the facts of a director that the same query asks for (an endpoint lists
+        the facts of the nodes of a VALUES block in its order: Oxigraph and Virtuoso do)."""
+        if self.sizes is None:
+            counts = self.kb.schema().concepts
+            self.sizes = {c: counts.get(name, 0) for c, name in self.kb.concept_iris().items()}
+        size = {n: max((self.sizes.get(c, 0) for c in self.kinds.get(n, ())),
+                       default=float("inf")) for n in nodes}  # untyped: first, as before
+        return sorted(nodes, key=lambda n: -size[n])
 
     def follow(self, facts: list[str]) -> list[str]:
         """Fetch fact nodes down to their ends; the named nodes they reach."""

@@ -219,6 +219,19 @@ def test_chunks_are_read_two_at_once_in_their_order_and_one_at_a_time_on_the_hel
     assert len(set(threads.values())) == 1
 
 
+def test_the_facts_pointing_at_a_hop_are_asked_for_the_nodes_of_the_smallest_concepts_last():
+    """A genre of a few dozen members has thousands of films pointing at it: asked for after
+    a director's, those fill the query's bound, not the director's films."""
+    from koplc.sparql_backend.fragments import _Cut
+
+    cut = _Cut(EndpointKB("http://127.0.0.1:9/sparql", cache=False, version="1"), 2000)
+    cut.sizes = {"genre": 24, "person": 16000, "film": 21000}
+    cut.kinds = {"drama": ["genre"], "director": ["person"], "heat": ["film"],
+                 "actor": ["person", "genre"]}
+    assert cut.hubs_last(["drama", "director", "unknown", "heat", "actor"]) == \
+        ["unknown", "heat", "director", "actor", "drama"]
+
+
 @pytest.mark.parametrize(("name", "encoding"), [("isotopes", "wikidata"),
                                               ("flights", "wikidata"), ("starwars", "plain")])
 def test_an_endpoint_says_which_relations_reach_one_thing_from_each_as_memory_does(
