@@ -209,8 +209,9 @@ class _Cut:
         # Nodes reached from more of a few `nodes` first (what two entities of the question
         # share: United's planes of one model; among a hop's hundred, a hub would be), then in
         # the order of the nodes that reached them: the next hop's bound keeps the neighbours
-        # of the question's own entities (the first seeds) before a concept's members.
-        rank = {n: i for i, n in enumerate(nodes)}
+        # of the question's own entities (the first seeds) before a concept's members, and
+        # beyond the first hop, what a hub reaches (a genre's films) after the rest.
+        rank = {n: i for i, n in enumerate(nodes if few else self.hubs_last(nodes))}
         reaching: dict[str, set[int]] = {}
         for subject, _, value in out:
             reaching.setdefault(value.value, set()).add(rank.get(subject, len(nodes)))
