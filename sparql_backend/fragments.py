@@ -225,7 +225,7 @@ class _Cut:
         """`nodes`, those of the smallest concepts last: a genre, a year, a language, of a few
         dozen members each, has thousands of facts pointing at it, which would fill a query's
         bound before the facts of a director that the same query asks for (an endpoint lists
-        the facts of the nodes of a VALUES block in its order: Oxigraph and Virtuoso do)."""
+        the facts of the nodes of a VALUES block in its order, as Oxigraph does)."""
         if self.sizes is None:
             counts = self.kb.schema().concepts
             self.sizes = {c: counts.get(name, 0) for c, name in self.kb.concept_iris().items()}
