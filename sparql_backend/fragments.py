@@ -81,8 +81,8 @@ class _Cut:
         self.named: dict[str, bool] = {}
         self.blank_values = not self.e.statements and self.e.value_nodes
         self.kind = iri(self.e.type_predicate)  # the predicate of a node's concepts
-        self.typed: set[str] = set()  # nodes whose concepts came with the facts reaching them
-        self.kinds: dict[str, list[str]] = {}  # node -> the IRIs of its concepts
+        # node -> the IRIs of its concepts, where they came with the facts reaching it
+        self.kinds: dict[str, list[str]] = {}
         self.sizes: dict[str, int] | None = None  # concept IRI -> its members, once needed
         self.described: set[str] = set()  # nodes at an edge whose concepts were fetched
 
@@ -104,7 +104,7 @@ class _Cut:
     def fragment(self) -> KB:
         """The KB of what is fetched so far (the nodes at its edge described first)."""
         edge = sorted(n for n, named in self.named.items() if named and n not in self.expanded
-                      and n not in self.typed and n not in self.described)
+                      and n not in self.kinds and n not in self.described)
         self.describe(edge)
         self.described.update(edge)
         fragment = load_triples(self.triples, f"{self.kb.url} (fragment)")
@@ -178,7 +178,6 @@ class _Cut:
                     found.append((term.value, name, r["label"]))
                 if "kind" in r:
                     found.append((term.value, self.e.type_predicate, r["kind"]))
-                    self.typed.add(term.value)
                     self.kinds.setdefault(term.value, []).append(r["kind"].value)
         self.add(found)
         return found
@@ -192,9 +191,10 @@ class _Cut:
         # Facts pointing at a hub come cut (`rows`); beside a few nodes (the question's own
         # entities), a hub leaves the others theirs.
         few = len(nodes) <= FEW
+        ordered = self.hubs_last(nodes)
         other = self.kb.helper.submit(
-            self.rows, self.hubs_last(nodes), f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != "
-            f"{iri(kind)})", purpose, "s", few)
+            self.rows, ordered, f"?s ?p ?n . BIND(?n AS ?o) FILTER(?p != {iri(kind)})", purpose,
+            "s", few)
         out = self.record(self.rows(nodes, "?n ?p ?o . BIND(?n AS ?s)", purpose, "o"), "o")
         into = self.record(other.result(), "s")
         targets = [o.value for _, p, o in out if _node(o) and p not in (kind, RDF_TYPE)]
@@ -211,7 +211,7 @@ class _Cut:
         # the order of the nodes that reached them: the next hop's bound keeps the neighbours
         # of the question's own entities (the first seeds) before a concept's members, and
         # beyond the first hop, what a hub reaches (a genre's films) after the rest.
-        rank = {n: i for i, n in enumerate(nodes if few else self.hubs_last(nodes))}
+        rank = {n: i for i, n in enumerate(nodes if few else ordered)}
         reaching: dict[str, set[int]] = {}
         for subject, _, value in out:
             reaching.setdefault(value.value, set()).add(rank.get(subject, len(nodes)))
