@@ -14,6 +14,7 @@ in every fragment, so a front end sees the whole concept hierarchy.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cached_property
 
 from koplc.kopl.kb.access import WholeSchema
 from koplc.kopl.kb.model import KB, KBBuilder
@@ -83,7 +84,6 @@ class _Cut:
         self.kind = iri(self.e.type_predicate)  # the predicate of a node's concepts
         # node -> the IRIs of its concepts, where they came with the facts reaching it
         self.kinds: dict[str, list[str]] = {}
-        self.sizes: dict[str, int] | None = None  # concept IRI -> its members, once needed
         self.described: set[str] = set()  # nodes at an edge whose concepts were fetched
 
     def add(self, triples) -> None:
@@ -221,14 +221,17 @@ class _Cut:
         found = list(dict.fromkeys([*named, *reached]))
         return sorted(found, key=lambda n: by.get(n, (0, len(nodes))))
 
+    @cached_property
+    def sizes(self) -> dict[str, int]:
+        """Each concept's IRI -> its members."""
+        counts = self.kb.schema().concepts
+        return {c: counts.get(name, 0) for c, name in self.kb.concept_iris().items()}
+
     def hubs_last(self, nodes: list[str]) -> list[str]:
         """`nodes`, those of the smallest concepts last: a genre, a year, a language, of a few
         dozen members each, has thousands of facts pointing at it, which would fill a query's
         bound before the facts of a director that the same query asks for (an endpoint lists
         the facts of the nodes of a VALUES block in its order, as Oxigraph does)."""
-        if self.sizes is None:
-            counts = self.kb.schema().concepts
-            self.sizes = {c: counts.get(name, 0) for c, name in self.kb.concept_iris().items()}
         size = {n: max((self.sizes.get(c, 0) for c in self.kinds.get(n, ())),
                        default=float("inf")) for n in nodes}  # untyped: first, as before
         return sorted(nodes, key=lambda n: -size[n])
