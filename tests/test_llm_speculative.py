@@ -58,6 +58,11 @@ def wipe_and_count_reads(lm, monkeypatch) -> list[int]:
     """Empty `lm`'s context (its kept states stay); the list then fills with the length of
     every batch llama.cpp is given."""
     speculative.empty(lm._model)
+    return count_reads(monkeypatch)
+
+
+def count_reads(monkeypatch) -> list[int]:
+    """A list that fills with the length of every batch given to llama.cpp from now on."""
     read = []
     decode = speculative._decode
     monkeypatch.setattr(speculative, "_decode",
@@ -110,49 +115,34 @@ def test_a_hint_with_one_wrong_word_still_drafts_the_rest(models, monkeypatch):
     p = prompt(QUESTIONS[0])
     expected = plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)
     assert expected == ["Find(Blade Runner)\nRelate(directed_by, forward)\nQueryName()"]
-    states = PromptStates()
     speculative.empty(fast._model)
-    speculative.greedy(fast._model, p, STOP, 40, states)  # reads the prompt and keeps it
-    read = wipe_and_count_reads(fast, monkeypatch)
+    speculative.greedy(fast._model, p, STOP, 40)  # reads the prompt, kept in the context
+    read = count_reads(monkeypatch)
     hint = "Find(Blade Runner)\nRelate(directed_by, backward)\nQueryName()\n\n"
-    assert speculative.greedy(fast._model, p, STOP, 40, states, [hint]) == expected[0]
+    assert speculative.greedy(fast._model, p, STOP, 40, hints=[hint]) == expected[0]
     # The question's last token and the hint, rejected at "backward"; then the hint's rest
     # after it (")", "QueryName()", the blank line), accepted whole.
     assert len(read) == 2
 
 
 @pytest.mark.model
-def test_max_tokens_and_kept_states(models, monkeypatch):
+def test_max_tokens_and_the_stretches_a_new_prompt_reads(models, monkeypatch):
     plain, fast = models
-    monkeypatch.setattr(fast, "_states", PromptStates())
     speculative.empty(fast._model)
     p = prompt(QUESTIONS[1])
     assert fast.generate(p, 1, 0.0, 1, (), max_tokens=3) == \
         plain.generate(p, 1, 0.0, 1, (), max_tokens=3)
-    assert len(fast._states.states) == 1  # the prompt is kept
-    # A new question after the context was wiped: the shots come back from the kept state,
-    # so llama.cpp reads only the question's lines, in the first draft's pass.
-    read = wipe_and_count_reads(fast, monkeypatch)
-    new = prompt(("who wrote Heat", "Heat"))
-    assert fast.generate(new, 1, 0.0, 1, STOP, max_tokens=40) == \
-        plain.generate(new, 1, 0.0, 1, STOP, max_tokens=40)
-    assert read[0] - speculative.DRAFT < 20 < len(fast._model.tokenize(new.encode()))
-    assert len(fast._states.states) == 2
-
-
-@pytest.mark.model
-def test_states_drop_the_least_recently_used_beyond_capacity(models):
-    _, fast = models
-    states = PromptStates(capacity=1)
-    fast._model.reset()
-    speculative.greedy(fast._model, prompt(QUESTIONS[0]), STOP, 8, states)
-    assert not states.states  # one state is already more than a byte
-    roomy = PromptStates()
-    speculative.empty(fast._model)
-    speculative.greedy(fast._model, prompt(QUESTIONS[0]), STOP, 8, roomy)
-    speculative.greedy(fast._model, prompt(QUESTIONS[1]), STOP, 8, roomy)
-    shared, key, state = roomy.best(fast._model.tokenize(prompt(QUESTIONS[0]).encode()))
-    assert state is not None and len(key) >= shared > 20
+    # A new question after more shots: the context keeps the whole stretches it shares with
+    # the last prompt and reads the rest, then the question's last token with the first draft.
+    long = SHOTS * 3 + "Question: which films did Meg Ryan act in\nEntities: Meg Ryan\n"
+    fast.generate(long, 1, 0.0, 1, STOP, max_tokens=3)
+    read = count_reads(monkeypatch)
+    new = SHOTS * 3 + "Question: who wrote Heat\nEntities: Heat\n"
+    tokens = fast._model.tokenize(new.encode(), add_bos=True)
+    fast.generate(new, 1, 0.0, 1, STOP, max_tokens=40)
+    shared = speculative.common_prefix(tokens, fast._model.tokenize(long.encode(), add_bos=True))
+    kept = shared // speculative.BLOCK * speculative.BLOCK
+    assert kept and read[0] == len(tokens) - 1 - kept
 
 
 def test_states_are_kept_on_disk_and_in_memory_where_no_file_can_be_written(monkeypatch):
@@ -187,11 +177,10 @@ def test_prompt_too_long_for_the_context_is_a_clear_error(models):
 @pytest.mark.model
 def test_scores_read_only_the_continuation_after_a_kept_prompt(models, monkeypatch):
     _, fast = models
-    monkeypatch.setattr(fast, "_states", PromptStates())
     speculative.empty(fast._model)
     p = prompt(QUESTIONS[0])
-    fast.generate(p, 1, 0.0, 1, STOP, max_tokens=40)  # keeps the prompt's state
-    read = wipe_and_count_reads(fast, monkeypatch)
+    fast.generate(p, 1, 0.0, 1, STOP, max_tokens=40)  # keeps the prompt in the context
+    read = count_reads(monkeypatch)
     continuation = "Find(Blade Runner)\nRelate(directed_by, forward)\nQueryName()\n\n"
     right = fast.score(p, continuation)
     wrong = fast.score(p, "Find(Blade Runner)\nRelate(has_genre, forward)\nCount()\n\n")
@@ -214,17 +203,12 @@ def test_scores_of_one_prompt_are_batched_alike_whatever_the_context_held(models
 
 
 @pytest.mark.model
-@pytest.mark.xfail(strict=True, reason="a prompt's KV depends on what was read before it: "
-                   "where the context or a kept state is read on from moves the logits (a "
-                   "score by 0.14), and llama.cpp's saved state of more than Gemma 3's "
-                   "512-token sliding window reads on otherwise than the prompt read whole "
-                   "(logits by up to 1.4); reading in fixed stretches with states of at most "
-                   "512 tokens made this pass but doubled the tokens read per question")
-def test_a_prompt_reads_alike_whatever_was_read_before(models):
-    """A score and a completion of one prompt are the same from an empty context, after
-    another prompt that shares its first shots, and from a kept state (the prompt here is
-    about 800 tokens). Without this, an answer can depend on the questions asked before it:
-    the cause of most endpoint-against-memory differences of the llm front end."""
+def test_a_prompt_reads_alike_whatever_was_read_before(models, tmp_path, monkeypatch):
+    """A score and a completion of one prompt are the same, bit for bit, from an empty
+    context, after another prompt that shares its first shots or all but its question, and
+    from the kept state of its head (the prompt is about 800 tokens, past Gemma 3's
+    512-token sliding window). Without this an answer depends on the questions asked before
+    it: the cause of most endpoint-against-memory differences of the llm front end."""
     _, fast = models
     model = fast._model
     long = SHOTS * 12 + "Question: who directed Blade Runner\nEntities: Blade Runner\n"
@@ -233,14 +217,21 @@ def test_a_prompt_reads_alike_whatever_was_read_before(models):
     speculative.empty(model)
     alone = (speculative.score(model, long, continuation),
              speculative.greedy(model, long, STOP, 30))
-    states = PromptStates()
-    for before in (SHOTS * 5 + "Question: what genre is Heat\n", SHOTS * 12 + "Question:"):
+    monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(fast, "_states", PromptStates())
+    monkeypatch.setattr(fast, "_kept_prefix", None)
+    fast.keep_prefix(SHOTS * 12)
+    [(key, _)] = fast._states.states.items()
+    assert len(key) == 512  # the window's whole stretches
+    for before in (SHOTS * 5 + "Question: what genre is Heat\n", SHOTS * 12 + "Question:",
+                   "Question: what genre is Heat\n"):
         speculative.empty(model)
-        speculative.greedy(model, before, STOP, 8, states)
-        assert (speculative.score(model, long, continuation, states),
-                speculative.greedy(model, long, STOP, 30, states)) == alone
-        speculative.empty(model)  # from a kept state alone
-        assert speculative.score(model, long, continuation, states) == alone[0]
+        speculative.greedy(model, before, STOP, 8, fast._states)
+        assert (speculative.score(model, long, continuation, fast._states),
+                speculative.greedy(model, long, STOP, 30, fast._states)) == alone
+        speculative.empty(model)  # from the kept state of the head
+        assert speculative.score(model, long, continuation, fast._states) == alone[0]
+    assert fast.generate(long, 1, 0.0, 1, STOP, max_tokens=30) == [alone[1]]
 
 
 @pytest.mark.model
@@ -254,28 +245,29 @@ def test_reading_speed_reads_the_whole_text_and_leaves_the_context_empty(models,
 
 
 @pytest.mark.model
-def test_a_kept_prefix_is_read_once_across_processes(models, tmp_path, monkeypatch):
+def test_a_kept_prefix_is_read_once_across_processes(tmp_path, monkeypatch):
     from koplc.llm.lm import kept_prefix
 
-    plain, _ = models
     monkeypatch.setenv("KOPLC_CACHE_DIR", str(tmp_path))
+    prefix = SHOTS * 4
     first = LlamaCppLM()
     read = wipe_and_count_reads(first, monkeypatch)
-    first.keep_prefix(SHOTS)
-    n = len(first._model.tokenize(SHOTS.encode(), add_bos=True))
-    assert read == [n]
+    first.keep_prefix(prefix)
+    n = len(first._model.tokenize(prefix.encode(), add_bos=True))
+    head = n // speculative.BLOCK * speculative.BLOCK
+    assert 0 < head < n and read == [head]
     [saved] = (tmp_path / "kv-states").iterdir()
-    # A new process (here: a new model) loads the state instead of reading the prefix, and
-    # reads only the question's lines for its completion, which is the plain greedy one.
+    # A new process (here: a new model) loads the state instead of reading the head, and
+    # reads only the rest of the prompt before its completion, the one read from nothing.
+    p = prefix + "Question: which films did Meg Ryan act in\nEntities: Meg Ryan\n"
+    speculative.empty(first._model)
+    alone = speculative.greedy(first._model, p, STOP, 40)
     second = LlamaCppLM()
     read = wipe_and_count_reads(second, monkeypatch)
-    second.keep_prefix(SHOTS)
+    second.keep_prefix(prefix)
     assert read == []
-    p = prompt(QUESTIONS[1])
-    assert second.generate(p, 1, 0.0, 1, STOP, max_tokens=40) == \
-        plain.generate(p, 1, 0.0, 1, STOP, max_tokens=40)
-    tail = len(second._model.tokenize(p.encode(), add_bos=True)) - n
-    assert read[0] >= tail and read[0] - tail <= speculative.DRAFT
+    assert second.generate(p, 1, 0.0, 1, STOP, max_tokens=40) == [alone]
+    assert read[0] == len(second._model.tokenize(p.encode(), add_bos=True)) - 1 - head
     # A damaged file is read again and rewritten, never loaded.
     data = bytearray(saved.read_bytes())
     data[-1] ^= 0xFF
@@ -283,8 +275,8 @@ def test_a_kept_prefix_is_read_once_across_processes(models, tmp_path, monkeypat
     assert kept_prefix.read_state(saved) is None
     third = LlamaCppLM()
     read = wipe_and_count_reads(third, monkeypatch)
-    third.keep_prefix(SHOTS)
-    assert read == [n] and kept_prefix.read_state(saved) is not None
+    third.keep_prefix(prefix)
+    assert read == [head] and kept_prefix.read_state(saved) is not None
 
 
 @pytest.mark.model

@@ -128,14 +128,19 @@ class LlamaCppLM:
         if grammar:
             with _quiet():
                 compiled = LlamaGrammar.from_string(grammar, verbose=False)
+        # llama.cpp's own loop reads on from what the context shares with the prompt: it is
+        # first given all but the prompt's last token read the one way (speculative.py's note).
+        tokens = self._model.tokenize(prompt.encode(), add_bos=True, special=True)
         outs = []
         for i in range(n):
             if temperature > 0:
                 self._model.set_seed(self.seed + i)
+            speculative.prepare(self._model, tokens, len(tokens) - 1, self._states)
             result = self._model.create_completion(
                 prompt, max_tokens=max_tokens, temperature=temperature, top_k=top_k,
                 top_p=1.0, min_p=0.0, repeat_penalty=1.0, stop=list(stop) or None,
                 grammar=compiled)
+            speculative.keep(self._model, len(tokens) - 1)
             outs.append(before_repeat(result["choices"][0]["text"], repeats))
         return outs
 
@@ -143,23 +148,26 @@ class LlamaCppLM:
         return temperature == 0 and not grammar and self._states is not None
 
     def keep_prefix(self, text: str) -> None:
-        """Every prompt from now on starts with `text`: its KV state becomes a kept one, from
-        the disk (kept_prefix.py) when an earlier process saved it, else read now and saved
-        there for the next process."""
+        """Every prompt from now on starts with `text`: the KV state of its head (its whole
+        stretches within the model's sliding window, see speculative.py) becomes a kept one,
+        from the disk (kept_prefix.py) when an earlier process saved it, else read now and
+        saved there for the next process."""
         if self._states is None or text == self._kept_prefix:
             return
-        from koplc.llm.lm import kept_prefix, speculative
+        from koplc.llm.lm import kept_prefix, llama_adapter, speculative
 
         self._kept_prefix = text
         tokens = self._model.tokenize(text.encode(), add_bos=True)
-        path = kept_prefix.state_path(self._model, self.path, tokens)
-        state = kept_prefix.read_state(path)
-        if state is not None and self._states.load(self._model, tuple(tokens), state):
-            self._states.put(tokens, state)
+        head = tokens[:speculative.head_size(self._model, len(tokens))]
+        if not head:
             return
-        speculative.empty(self._model)
-        speculative.read(self._model, tokens)
-        kept_prefix.write_state(path, self._states.save(self._model, tokens))
+        path = kept_prefix.state_path(self._model, self.path, head)
+        state = kept_prefix.read_state(path)
+        if state is None or not self._states.load(self._model, tuple(head), state):
+            speculative.prepare(self._model, head, len(head), None)
+            state = llama_adapter.get_state(self._model)
+            kept_prefix.write_state(path, state)
+        self._states.put(head, state)
 
     def reading_speed(self, text: str, repeats: int = 3) -> float:
         """Tokens a second this machine reads `text` now (median of `repeats` from an empty

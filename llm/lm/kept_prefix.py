@@ -1,10 +1,12 @@
 """KV states of prompt prefixes kept on disk, so that a new process need not read them again:
-the instructions, function catalogue and schema that every SymKGQA prompt starts with are about
-370 tokens, over a second of llama.cpp on a small CPU at every `koplc compile`.
+the instructions, function catalogue and schema that every SymKGQA prompt starts with are several
+hundred tokens, about a second of llama.cpp on a small CPU at every `koplc compile` (a state
+holds at most the model's sliding window of them: speculative.py).
 
 A file is named by everything its content depends on: the model file, the llama.cpp build and
-the CPU features it uses, the context size and the tokens. It carries a checksum of its state;
-one that fails it (or llama.cpp refuses) is read again and rewritten, atomically."""
+the CPU features it uses, the context size, how it was read and the tokens. It carries a
+checksum of its state; one that fails it (or llama.cpp refuses) is read again and rewritten,
+atomically."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from koplc.llm.lm.model_cache import cache_root
+from koplc.llm.lm.speculative import BLOCK
 
 MAGIC = b"koplc-kv-state 1\n"
 
@@ -28,7 +31,7 @@ def state_path(llm, model_path: Path, tokens: Sequence[int]) -> Path:
     identity = json.dumps([str(model_path.resolve()), stat.st_size, stat.st_mtime_ns,
                            llama_cpp.__version__, llama_cpp.llama_print_system_info().decode(),
                            llm.n_ctx(), llm.context_params.flash_attn_type,
-                           list(tokens)])
+                           f"read in stretches of {BLOCK}", list(tokens)])
     name = hashlib.sha256(identity.encode()).hexdigest()[:32]
     return cache_root() / "kv-states" / f"{name}.bin"
 

@@ -60,6 +60,16 @@ def set_state(llm, state: bytes) -> bool:
     return bool(llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(state), 0))
 
 
+def restorable(llm) -> int:
+    """The most tokens a saved state may hold and be loaded back exactly: with sliding window
+    attention, the window (llama.cpp saves only the cells the last token sees, and what is read
+    on from a longer state differs from the prompt read whole); else the context."""
+    import llama_cpp
+
+    window = llama_cpp.llama_model_n_swa(llm._model.model)
+    return window if window > 0 else llm.n_ctx()
+
+
 def is_end(llm, token: int) -> bool:
     """Whether `token` ends generation (end of turn or of text)."""
     import llama_cpp

@@ -6,7 +6,19 @@ A drafted token is kept only when it is the model's own argmax at that position,
 is the model's greedy output. The logits come from batches, whose arithmetic can break a
 near-tie the other way than one token per pass does. Programs copy much of their text from the
 prompt (the question's entity, the demonstrations' relations and call shapes), so most drafts
-hold and a 20-token program costs one or two forward passes instead of 20."""
+hold and a 20-token program costs one or two forward passes instead of 20.
+
+How a prompt is batched moves its logits: llama.cpp's CPU kernels give a token other numbers in
+a batch of another size (a logit by up to 1.4 on this model), and its saved state of more than
+Gemma 3's 512-token sliding window loses window cells, so what is read on from it differs from
+the prompt read whole. An answer would then depend on what was read before it. So every prompt
+is read the same way whatever came before: from position 0 in stretches that end at multiples
+of BLOCK, the last where the call's reading ends (all but the prompt's last token). Between
+calls the context holds only what was read so; a call keeps of it the whole stretches it shares
+(and a last short one only when it ends exactly there), and a saved state is kept only of at
+most the window, at a stretch's end. Then a prompt's logits are the same bit for bit from an
+empty context, after any other prompt, and from a saved state (tests/test_llm_speculative.py).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +31,10 @@ import numpy as np
 from koplc.llm.lm import llama_adapter
 from koplc.llm.lm.repeats import before_repeat
 
+# Prompts are read in stretches ending at multiples of BLOCK positions (see above). Against
+# llama.cpp's 512-token batches, 128-token ones read 3 % slower on 2 cores, 64-token ones 15 %;
+# a call re-reads up to BLOCK - 1 tokens of a stretch it shares only in part.
+BLOCK = 128
 # Without a hint, a draft is the text that followed the longest recent match of the last few
 # tokens.
 MAX_NGRAM = 4
@@ -31,12 +47,10 @@ MIN_RESYNC, MAX_RESYNC = 4, 32
 
 
 class PromptStates:
-    """Saved KV caches of earlier prompts, least recently used dropped first beyond `capacity`
-    bytes; a new prompt starts from the saved one sharing its longest prefix (the instructions,
-    the catalogue and, for a question like an earlier one, the demonstrations). Each is kept in
-    an unnamed temporary file, not in the process's memory (a state is 10 MiB or so, and a
-    prompt decoded from another saved prefix may break a near-tie the other way, so dropping
-    them sooner would change answers)."""
+    """Saved KV caches of prompt heads (a kept prefix's first stretches, at most the model's
+    sliding window: `head_size`), least recently used dropped first beyond `capacity` bytes; a
+    prompt starts from the one sharing most with it when the context holds less. Each is kept
+    in an unnamed temporary file, not in the process's memory."""
 
     def __init__(self, capacity: int = 512 << 20):
         self.capacity = capacity
@@ -54,12 +68,6 @@ class PromptStates:
             return 0, (), None
         self.states.move_to_end(found)
         return length, found, self.states[found].read()
-
-    def save(self, llm, tokens: Sequence[int]) -> bytes:
-        """Keep the context's KV cache, which holds exactly `tokens`; returns its state."""
-        state = llama_adapter.get_state(llm)
-        self.put(tokens, state)
-        return state
 
     def put(self, tokens: Sequence[int], state: bytes) -> None:
         """Keep `state`, the KV cache of exactly `tokens`."""
@@ -220,6 +228,13 @@ def read(llm, tokens: list[int]) -> None:
     _decode(llm, tokens, 0, None)
 
 
+def head_size(llm, n: int) -> int:
+    """How many of a prefix's `n` tokens a saved state may hold: its whole stretches within
+    the model's sliding window (all of them for a model without one), whose saved state
+    llama.cpp loads back exactly."""
+    return min(n, llama_adapter.restorable(llm)) // BLOCK * BLOCK
+
+
 def keep(llm, n: int) -> bool:
     """Cut the context back to its first `n` tokens; False when llama.cpp cannot drop the KV
     past them."""
@@ -227,20 +242,30 @@ def keep(llm, n: int) -> bool:
     return llama_adapter.drop_after(llm, n)
 
 
-def start_from(llm, tokens: list[int], states: PromptStates | None) -> int:
-    """Bring the context to the longest available prefix of `tokens` (what it holds, or a
-    saved state) and return how many tokens of `tokens` it holds, at most all but one."""
-    held = common_prefix(llm.input_ids[:llm.n_tokens].tolist(), tokens)
+def reusable(held: Sequence[int], tokens: Sequence[int], end: int) -> int:
+    """How many of `held` (what the context or a saved state holds, read in stretches) a call
+    reading `tokens` up to `end` keeps: the whole stretches both share, and `held` whole when
+    the call's reading ends exactly where it does or it ends at a stretch's end."""
+    shared = common_prefix(held, tokens)
+    if shared == len(held) and (end == shared or (shared % BLOCK == 0 and end >= shared)):
+        return shared
+    return min(shared, end) // BLOCK * BLOCK
+
+
+def prepare(llm, tokens: list[int], end: int, states: PromptStates | None) -> None:
+    """Make the context hold exactly `tokens[:end]`, read in stretches from position 0 (the
+    module's note): what it holds of them, or a saved state, and the rest read now."""
+    held = reusable(llm.input_ids[:llm.n_tokens].tolist(), tokens, end)
     if states is not None:
-        saved, key, state = states.best(tokens)
-        if state is not None and saved > held:
-            held = saved if states.load(llm, key, state) else 0
-    held = min(held, len(tokens) - 1)
+        _, key, state = states.best(tokens)
+        if state is not None and reusable(key, tokens, end) > held:
+            held = reusable(key, tokens, end) if states.load(llm, key, state) else 0
     if held and not keep(llm, held):
         held = 0
     if not held:
         empty(llm)
-    return held
+    if end > held:
+        _decode(llm, tokens[held:end], held, None)
 
 
 def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
@@ -248,19 +273,16 @@ def greedy(llm, prompt: str, stop: Sequence[str], max_tokens: int,
            repeats: int = 0) -> str:
     """The greedy completion of `prompt` up to the first `stop` string, end of text,
     `max_tokens` tokens or (with `repeats`) a line written for the `repeats`-th time; `hints`
-    are likely completions, checked first as drafts. The prompt
-    (but its last token) is kept in `states` afterwards, for the scores after it (a repair
-    scores its candidates after the generation prompt) and for later prompts."""
+    are likely completions, checked first as drafts. The context keeps the prompt but its last
+    token afterwards, for the scores after it (a repair scores its candidates after the
+    generation prompt) and for later prompts."""
     tokens = llm.tokenize(prompt.encode(), add_bos=True)
     if len(tokens) + max_tokens + DRAFT + 1 > llm.n_ctx():
         raise ValueError(f"prompt of {len(tokens)} tokens leaves no room in the "
                          f"{llm.n_ctx()}-token context")
-    held = start_from(llm, tokens, states)
-    # What the context lacks of the prompt is read in the first draft's pass.
-    text = _complete(llm, tokens, tokens[held:], stop, max_tokens, hints, repeats)
-    if states is not None:
-        keep(llm, len(tokens) - 1)
-        states.save(llm, tokens[:-1])
+    prepare(llm, tokens, len(tokens) - 1, states)
+    text = _complete(llm, tokens, tokens[-1:], stop, max_tokens, hints, repeats)
+    keep(llm, len(tokens) - 1)
     return text
 
 
@@ -302,9 +324,9 @@ def _complete(llm, tokens: list[int], pending: list[int], stop: Sequence[str],
 
 
 def score(llm, prompt: str, continuation: str, states: PromptStates | None = None) -> float:
-    """log P(continuation | prompt): the prompt's KV comes from the context or a saved state
-    (the generation prompt of a repair score is one), and only the continuation's rows get
-    logits."""
+    """log P(continuation | prompt): the prompt's KV comes from the context (the generation
+    prompt of a repair score is kept there) or a saved state, and only the continuation's rows
+    get logits."""
     head = llm.tokenize(prompt.encode(), add_bos=True)
     full = llm.tokenize((prompt + continuation).encode(), add_bos=True)
     start = common_prefix(head, full)
@@ -312,13 +334,11 @@ def score(llm, prompt: str, continuation: str, states: PromptStates | None = Non
         raise ValueError("cannot score an empty continuation")
     if len(full) > llm.n_ctx():
         raise ValueError(f"{len(full)} tokens do not fit the {llm.n_ctx()}-token context")
-    held = start_from(llm, full[:start], states)
-    if held < start - 1:
-        _decode(llm, full[held:start - 1], held, logits_from=None)
-    # Always the same last batch (the prompt's last token and the continuation), so that the
-    # candidates scored after one prompt differ only by their tokens, not by how they were batched.
+    prepare(llm, full, start - 1, states)
+    # Then the prompt's last token and the continuation, the same way for every candidate.
     rows = _decode(llm, full[start - 1:-1], start - 1, logits_from=0,
                    reduce=lambda r: r.astype(np.float64))
+    keep(llm, start - 1)
     top = rows.max(axis=1, keepdims=True)
     logprobs = rows - top - np.log(np.exp(rows - top).sum(axis=1, keepdims=True))
     return float(logprobs[np.arange(len(rows)), full[start:]].sum())
@@ -330,16 +350,19 @@ def _argmax(rows: np.ndarray) -> np.ndarray:
 
 def _decode(llm, batch: list[int], n_past: int, logits_from: int | None,
             reduce=_argmax) -> np.ndarray:
-    """Evaluate `batch` after `n_past` tokens; `reduce` of the logit rows of the positions from
-    `logits_from` on (by default the argmax token of each; nothing when None)."""
-    size = llm.n_batch
+    """Evaluate `batch` after `n_past` tokens, in stretches ending at multiples of BLOCK
+    positions; `reduce` of the logit rows of the positions from `logits_from` on (by default
+    the argmax token of each; nothing when None)."""
     out = []
-    for lo in range(0, len(batch), size):
-        chunk = batch[lo:lo + size]
+    lo = 0
+    while lo < len(batch):
+        hi = min(len(batch), (n_past + lo) // BLOCK * BLOCK + BLOCK - n_past)
+        chunk = batch[lo:hi]
         wanted = [logits_from is not None and lo + i >= logits_from for i in range(len(chunk))]
         rows = llama_adapter.decode(llm, chunk, n_past + lo, wanted)
         llm.input_ids[n_past + lo:n_past + lo + len(chunk)] = chunk
         llm.n_tokens = n_past + lo + len(chunk)
         if len(rows):
             out.append(reduce(rows))
+        lo = hi
     return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
