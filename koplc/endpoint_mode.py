@@ -134,14 +134,15 @@ class OnEndpoint:
 
 
 def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:
-    """The endpoint's answers, those the fragment's ranking holds first in its order.
+    """The endpoint's answers, those the fragment's ranking holds first in its order, then
+    the others sorted (as front ends sort a set's answers).
 
-    >>> ranked_like(("b", "a"), ["a", "c", "b"])
-    ('b', 'a', 'c')
+    >>> ranked_like(("b", "a"), ["d", "a", "c", "b"])
+    ('b', 'a', 'c', 'd')
     """
     held = set(items)
     first = [a for a in ranked if a in held]
-    return tuple(dict.fromkeys([*first, *items]))
+    return tuple(dict.fromkeys([*first, *sorted(items)]))
 
 
 def name_table(kb: EndpointKB, progress: bool = False) -> NameTable:

@@ -67,7 +67,7 @@ def test_the_kb_loads_in_wikidatas_model(kb):
     stats = kb.stats()
     assert stats["concepts"] == 5 and stats["entities"] == 83 + 77 + 19 + 4 + 6
     assert stats["relations"] == len(RELATIONS) and stats["attribute keys"] == len(QUANTITIES)
-    assert kb.concept_names() == ["mammal", "genus", "order", "diet", "conservation status"]
+    assert kb.concept_names() == ["conservation status", "diet", "genus", "mammal", "order"]
     assert kb.relation_names == RELATIONS
     assert kb.key_type == dict.fromkeys(QUANTITIES, "quantity")
     cheetah = kb.name_to_nodes["Cheetah"][0]

@@ -90,7 +90,7 @@ def _rdf_kb(tmp_path, suffix: str, text: str):
 
 def test_turtle_maps_labels_types_literals_and_links(tmp_path):
     kb = _rdf_kb(tmp_path, ".ttl", TURTLE)
-    assert kb.concept_names() == ["basketball player", "athlete"]
+    assert kb.concept_names() == ["athlete", "basketball player"]
     athletes = FilterConcept(input=FindAll(), concept="athlete")
     # engine semantics: the sub-concept node is an "instance" of its super-concept too
     assert sorted(execute(QueryName(input=athletes), kb).value) == ["LeBron James",

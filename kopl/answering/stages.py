@@ -75,7 +75,9 @@ def run(node: Node, kb, seconds: dict[str, float] | None = None, options=None) -
             result = execute(node, kb, options or DEFAULT)
         except KoplcError as err:
             return Run(failed="execution", error=err.render())
-        answers = topic_last(node, kb, [str(v) for v in result.items()])
+        # Sorted: a KoPL answer has no order, and the KB's is not the same in a file and in
+        # an endpoint's fragment of it.
+        answers = topic_last(node, kb, sorted(str(v) for v in result.items()))
     if not answers:
         return Run(failed="empty")
     why = says_nothing(node, answers)

@@ -153,7 +153,9 @@ class KB:
                 for facts in table for f in facts for k in f[QUALIFIERS]}
 
     def concept_names(self) -> list[str]:
-        return self.names[: self.n_concepts]
+        """Sorted, as an endpoint's schema lists them (`WholeSchema`): the order a prompt
+        shows, and in which linking meets them, is not the file's."""
+        return sorted(self.names[: self.n_concepts])
 
     def is_concept(self, node: int) -> bool:
         return node < self.n_concepts

@@ -512,8 +512,8 @@ class ByokgFrontEnd:
     """`--frontend byokg`: bottom-up search over KB-admissible programs, scored by the LM."""
 
     name = "byokg"
-    ranking = ("the best-scored program's answer set, in the executor's order; its first "
-               "member is the top answer")
+    ranking = ("the best-scored program's answer set, sorted; its first member is the top "
+               "answer")
     execution = CONVERTING  # what its answers mean: quantities compare in any unit
 
     def __init__(self, lm, *, options: ByokgOptions | None = None, pool=None,
@@ -575,7 +575,7 @@ class ByokgFrontEnd:
             seconds["rerank"] = time.perf_counter() - clock
         best = found[0]
         return Compiled(linked.question, self.name, "kopl-steps", program=best.node,
-                        grounded=best.node, raw=best.text, answers=best.answer,
+                        grounded=best.node, raw=best.text, answers=tuple(sorted(best.answer)),
                         seconds=seconds, provenance=Provenance(
                             "byokg", tuple(d.question for d in demos), None,
                             {"entities": list(linked.entities),

@@ -22,8 +22,8 @@ class LlmFrontEnd:
     the KB's own pool is used (`pool_file`, else the KB's explored pool, see kb_pool)."""
 
     name = "llm"
-    ranking = ("a program's answer is a set in the executor's order (the KB's), except that a "
-               "chain's answers reached without passing through its topic again come first "
+    ranking = ("a program's answer is a set, sorted, except that a chain's answers reached "
+               "without passing through its topic again come first "
                "(kopl/answering/ranking.py); its first member is the top answer")
     # What its answers mean: quantities compare in any unit, as byokg's do. A KB may state one
     # key in several units (half-lives in years, days and seconds): the engine's semantics
