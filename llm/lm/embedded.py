@@ -14,12 +14,16 @@ from typing import Protocol
 from koplc.kopl.errors import KoplcError
 from koplc.llm.lm.repeats import before_repeat
 from koplc.llm.lm.response_cache import ResponseCache, cached
+from koplc.llm.lm.speculative import BLOCK
 
 # llama.cpp's fused attention: on 2 CPU cores a question's greedy program (its prompt part of
 # about 300 tokens after the kept 1,000-token prefix, then the drafts) takes 13 to 15 % less
 # time (median of 20 isotopes questions, run back to back with it off and on, twice). The KV
 # states kept on disk are named by it (kept_prefix.py).
 FLASH_ATTENTION = True
+# How prompts are read (speculative.py's note), part of every cached response's key: responses
+# from before prompts were read in fixed stretches depended on what was read before them.
+READING = f"stretches of {BLOCK}"
 
 
 class LM(Protocol):
@@ -102,7 +106,7 @@ class LlamaCppLM:
                  repeats: int = 0) -> list[str]:
         request = dict(model=self.name, op="generate", prompt=prompt, n=n,
                        temperature=temperature, top_k=top_k, stop=list(stop), grammar=grammar,
-                       max_tokens=max_tokens, seed=self.seed)
+                       max_tokens=max_tokens, seed=self.seed, reading=READING)
         if repeats:
             request["repeats"] = repeats
         if self._speculates(temperature, grammar):
@@ -185,7 +189,8 @@ class LlamaCppLM:
         return round(len(tokens) / statistics.median(seconds), 1)
 
     def score(self, prompt: str, continuation: str) -> float:
-        request = dict(model=self.name, op="score", prompt=prompt, continuation=continuation)
+        request = dict(model=self.name, op="score", prompt=prompt, continuation=continuation,
+                       reading=READING)
         return cached(self.cache, request, lambda: self._score(prompt, continuation))
 
     def _score(self, prompt: str, continuation: str) -> float:
