@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Protocol
 
 from koplc.kopl.errors import KoplcError
+from koplc.llm.lm import speculative
 from koplc.llm.lm.repeats import before_repeat
 from koplc.llm.lm.response_cache import ResponseCache, cached
-from koplc.llm.lm.speculative import BLOCK
 
 # llama.cpp's fused attention: on 2 CPU cores a question's greedy program (its prompt part of
 # about 300 tokens after the kept 1,000-token prefix, then the drafts) takes 13 to 15 % less
@@ -23,7 +23,7 @@ from koplc.llm.lm.speculative import BLOCK
 FLASH_ATTENTION = True
 # How prompts are read (speculative.py's note), part of every cached response's key: responses
 # from before prompts were read in fixed stretches depended on what was read before them.
-READING = f"stretches of {BLOCK}"
+READING = f"stretches of {speculative.BLOCK}"
 
 
 class LM(Protocol):
@@ -119,8 +119,6 @@ class LlamaCppLM:
                   hints, repeats) -> list[str]:
         from llama_cpp import LlamaGrammar
 
-        from koplc.llm.lm import speculative
-
         if self._speculates(temperature, grammar):
             try:
                 text = speculative.greedy(self._model, prompt, stop, max_tokens, self._states,
@@ -158,7 +156,7 @@ class LlamaCppLM:
         saved there for the next process."""
         if self._states is None or text == self._kept_prefix:
             return
-        from koplc.llm.lm import kept_prefix, llama_adapter, speculative
+        from koplc.llm.lm import kept_prefix, llama_adapter
 
         self._kept_prefix = text
         tokens = self._model.tokenize(text.encode(), add_bos=True)
@@ -176,8 +174,6 @@ class LlamaCppLM:
     def reading_speed(self, text: str, repeats: int = 3) -> float:
         """Tokens a second this machine reads `text` now (median of `repeats` from an empty
         context): how fast the host runs llama.cpp at the moment, for benchmark reports."""
-        from koplc.llm.lm import speculative
-
         tokens = self._model.tokenize(text.encode(), add_bos=True)
         seconds = []
         for _ in range(repeats):
@@ -194,8 +190,6 @@ class LlamaCppLM:
         return cached(self.cache, request, lambda: self._score(prompt, continuation))
 
     def _score(self, prompt: str, continuation: str) -> float:
-        from koplc.llm.lm import speculative
-
         try:
             return speculative.score(self._model, prompt, continuation, self._states)
         except ValueError as err:
