@@ -21,9 +21,9 @@ from koplc.llm.lm.response_cache import ResponseCache, cached
 # time (median of 20 isotopes questions, run back to back with it off and on, twice). The KV
 # states kept on disk are named by it (kept_prefix.py).
 FLASH_ATTENTION = True
-# How prompts are read (speculative.py's note), part of every cached response's key: responses
-# from before prompts were read in fixed stretches depended on what was read before them.
-READING = f"stretches of {speculative.BLOCK}"
+# How prompts are read (speculative.py's note) is part of every cached response's key:
+# responses from before prompts were read in fixed stretches depended on what was read before.
+READING = speculative.READING
 
 
 class LM(Protocol):

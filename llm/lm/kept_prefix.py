@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from koplc.llm.lm.model_cache import cache_root
-from koplc.llm.lm.speculative import BLOCK
+from koplc.llm.lm.speculative import READING
 
 MAGIC = b"koplc-kv-state 1\n"
 
@@ -31,7 +31,7 @@ def state_path(llm, model_path: Path, tokens: Sequence[int]) -> Path:
     identity = json.dumps([str(model_path.resolve()), stat.st_size, stat.st_mtime_ns,
                            llama_cpp.__version__, llama_cpp.llama_print_system_info().decode(),
                            llm.n_ctx(), llm.context_params.flash_attn_type,
-                           f"read in stretches of {BLOCK}", list(tokens)])
+                           READING, list(tokens)])
     name = hashlib.sha256(identity.encode()).hexdigest()[:32]
     return cache_root() / "kv-states" / f"{name}.bin"
 

@@ -35,6 +35,8 @@ from koplc.llm.lm.repeats import before_repeat
 # llama.cpp's 512-token batches, 128-token ones read 3 % slower on 2 cores, 64-token ones 15 %;
 # a call re-reads up to BLOCK - 1 tokens of a stretch it shares only in part.
 BLOCK = 128
+# How prompts are read, in the names of what depends on it (kept states, cached responses).
+READING = f"read in stretches of {BLOCK}"
 # Without a hint, a draft is the text that followed the longest recent match of the last few
 # tokens.
 MAX_NGRAM = 4
@@ -258,8 +260,9 @@ def prepare(llm, tokens: list[int], end: int, states: PromptStates | None) -> No
     held = reusable(llm.input_ids[:llm.n_tokens].tolist(), tokens, end)
     if states is not None:
         _, key, state = states.best(tokens)
-        if state is not None and reusable(key, tokens, end) > held:
-            held = reusable(key, tokens, end) if states.load(llm, key, state) else 0
+        saved = reusable(key, tokens, end)
+        if state is not None and saved > held:
+            held = saved if states.load(llm, key, state) else 0
     if held and not keep(llm, held):
         held = 0
     if not held:
