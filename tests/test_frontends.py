@@ -20,10 +20,13 @@ class _Quiet:
 
 def test_the_first_question_sets_what_the_process_holds_aside_from_collections(monkeypatch):
     monkeypatch.setattr(frontends, "_settled", False)
+    calls = []
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (calls.append(1), real_freeze()))
     wrapped = frontends.WithSparql(_Quiet())
     before = gc.get_freeze_count()
     wrapped.compile("Who directed Blade Runner?", kb=None)
-    first = gc.get_freeze_count()
+    assert gc.get_freeze_count() > before  # the objects the first question left set aside
     wrapped.compile("Who wrote Blade Runner?", kb=None)
-    assert first > before  # the objects the first question left set aside
-    assert gc.get_freeze_count() == first  # once a process only
+    # once a process only (the count itself may fall: a frozen object can still be freed)
+    assert len(calls) == 1
