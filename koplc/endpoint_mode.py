@@ -35,7 +35,7 @@ from koplc.sparql_backend.by_number import chosen_by_number
 from koplc.sparql_backend.by_string import chosen_by_string
 from koplc.sparql_backend.endpoint_kb import EndpointKB
 from koplc.sparql_backend.fragments import fragment_of
-from koplc.sparql_backend.name_table import NameTable
+from koplc.sparql_backend.name_table import SEEDS, NameTable
 from koplc.sparql_backend.terms import iri
 
 # Front ends whose per-KB state needs the KB's explored pool (byokg only with its rerank).
@@ -101,8 +101,9 @@ class OnEndpoint:
         e = kb.encoding
         table = self.names(kb)
         coded = [i for name in code_holders(question, kb) for i, _ in table.lookup(name)]
-        linked = [e.node(i) for i in dict.fromkeys(
-            [*table.seeds(question), *coded, *values_named(question, kb)])]
+        taken, others = table.taken_and_not(question)
+        central = [*taken, *coded, *values_named(question, kb)]
+        linked = [e.node(i) for i in dict.fromkeys([*[*taken, *others][:SEEDS], *central])]
         said = said_words(question) + said_words(" ".join(map(singular, question.split())))
         anything, members = not linked, []
         sampled: list[tuple[str, bool]] = []  # concepts whose members joined, and if said
@@ -130,7 +131,7 @@ class OnEndpoint:
         seeds, near = (linked, members) if linked else (members, [])
         with collector_paused():  # its rows and KB: a few hundred thousand objects
             return fragment_of(kb, seeds, hops=self.hops, per_hop=self.per_hop, grow=grow,
-                               near=near)
+                               near=near, centre=[e.node(i) for i in central])
 
 
 def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:

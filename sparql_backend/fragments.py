@@ -35,14 +35,16 @@ _NOT_FACTS = (RDF_TYPE, RECORD, WIKIBASE + "rank")
 
 def fragment_of(kb, seeds: list[str], *, hops: int = 2, per_hop: int = 100,
                 per_query: int = 2000, grow: Callable[[KB], list[str]] | None = None,
-                near: Sequence[str] = ()) -> KB:
+                near: Sequence[str] = (), centre: Sequence[str] = ()) -> KB:
     """The KB of the neighbourhood of the entity IRIs `seeds` on the endpoint KB `kb`, and of
     the facts of the entities `near` (one hop: a concept's sampled members beside the entities
     a question names); with `grow`, the neighbourhood of the seeds it then reads from that KB
-    joins it (what is fetched already is not fetched again)."""
+    joins it (what is fetched already is not fetched again). The seeds of `centre` (if any
+    is a seed: those a linker would take the question to name) have their neighbourhoods
+    kept first under each hop's bound (`_Cut.spread`), the other seeds' after."""
     cut = _Cut(kb, per_query)
     cut.add(schema_triples(kb))
-    cut.reach(seeds, hops, per_hop)
+    cut.reach(seeds, hops, per_hop, centre)
     cut.reach(list(near), 1, per_hop)
     fragment = cut.fragment()
     more = [s for s in dict.fromkeys(grow(fragment)) if s not in cut.expanded] if grow else []
@@ -85,14 +87,19 @@ class _Cut:
         # node -> the IRIs of its concepts, where they came with the facts reaching it
         self.kinds: dict[str, list[str]] = {}
         self.described: set[str] = set()  # nodes at an edge whose concepts were fetched
+        self.mass: dict[str, float] = {}  # node -> its share of the seeds' (`spread`)
 
     def add(self, triples) -> None:
         self.triples.update(dict.fromkeys(triples))
 
-    def reach(self, seeds: list[str], hops: int, per_hop: int) -> None:
+    def reach(self, seeds: list[str], hops: int, per_hop: int,
+              centre: Sequence[str] = ()) -> None:
         """Fetch the facts of `seeds` and of what they reach, hop by hop (at most `per_hop`
-        new nodes a hop)."""
+        new nodes a hop, those of most mass: each seed of `centre` has 1, the others none,
+        unless no seed is of `centre`)."""
         frontier = [n for n in dict.fromkeys(seeds) if n not in self.expanded]
+        central = set(centre) & set(frontier) or set(frontier)
+        self.mass.update({n: float(n in central) for n in frontier})
         seen = set(frontier)
         for _ in range(hops):
             reached = self.expand(frontier[:per_hop])
@@ -206,20 +213,29 @@ class _Cut:
         reached = self.follow([*self.unnamed(targets), *pointing])
         owners = [s for s, _, _ in self.record(linking.result(), "s")]
         named = [n for n in [*targets, *sources, *owners] if self.named.get(n)]
-        # Nodes reached from more of a few `nodes` first (what two entities of the question
-        # share: United's planes of one model; among a hop's hundred, a hub would be), then in
-        # the order of the nodes that reached them: the next hop's bound keeps the neighbours
-        # of the question's own entities (the first seeds) before a concept's members, and
-        # beyond the first hop, what a hub reaches (a genre's films) after the rest.
-        rank = {n: i for i, n in enumerate(nodes if few else ordered)}
-        reaching: dict[str, set[int]] = {}
-        for subject, _, value in out:
-            reaching.setdefault(value.value, set()).add(rank.get(subject, len(nodes)))
-        for subject, _, value in into:
-            reaching.setdefault(subject, set()).add(rank.get(value.value, len(nodes)))
-        by = {n: (-len(r) if few else 0, min(r)) for n, r in reaching.items()}
         found = list(dict.fromkeys([*named, *reached]))
-        return sorted(found, key=lambda n: by.get(n, (0, len(nodes))))
+        self.spread(nodes, [*((s, v.value) for s, _, v in out), *((v.value, s) for s, _, v in into)],
+                    found)
+        return sorted(found, key=lambda n: -self.mass.get(n, 0.0))
+
+    def spread(self, nodes: list[str], links: list[tuple[str, str]], found: list[str]) -> None:
+        """Each of `nodes` shares its mass evenly among the nodes of `found` it links to (as a
+        walk from the central seeds, each of mass 1, would be spread; personalised PageRank
+        picks a question's subgraph so in GRAFT-Net). The next hop's bound keeps the nodes of most
+        mass: what two of the question's entities share (United's planes of one model), a
+        director's three films beside his actors' dozens, a film's cast beside the thousands
+        of a genre or a tag that a common word of the question names. A node reached only
+        through a fact node (a qualifier's value) has none, and comes last."""
+        held, mine = set(found), set(nodes)
+        neighbours: dict[str, dict[str, None]] = {}
+        for node, other in links:
+            if node in mine and other in held:
+                neighbours.setdefault(node, {})[other] = None
+        for node, others in neighbours.items():
+            share = self.mass.get(node, 0.0) / len(others)
+            for other in others:
+                if other not in self.expanded:
+                    self.mass[other] = self.mass.get(other, 0.0) + share
 
     @cached_property
     def sizes(self) -> dict[str, int]:

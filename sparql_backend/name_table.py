@@ -16,12 +16,13 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from koplc.kopl.grounding.mentions import LONGEST, plain
+from koplc.kopl.grounding.mentions import LONGEST, plain, plausible_in
 from koplc.kopl.grounding.name_forms import joined_spellings, spellings, written_as_identifier
-from koplc.kopl.lexicon import NOT_NAMES, singular
+from koplc.kopl.lexicon import ARTICLES, NOT_NAMES, singular
 
 _POSSESSIVE = re.compile(r"\s*['’]s$")
 _WORDS = re.compile(r"[^\s?!.]+")
+SEEDS = 30  # the most entities a question's spans seed a fragment with
 
 
 class NameTable:
@@ -94,11 +95,18 @@ class NameTable:
         return self.db.execute(f"SELECT id, name FROM names WHERE {where} LIMIT ?",
                                (key, limit)).fetchall()
 
-    def seeds(self, question: str, limit: int = 30) -> list[str]:
-        """The ids of the entities the question's spans may name, longest spans first."""
+    def seeds(self, question: str, limit: int = SEEDS) -> list[str]:
+        """The ids of the entities the question's spans may name: `taken_and_not`'s first."""
+        taken, others = self.taken_and_not(question)
+        return [*taken, *others][:limit]
+
+    def taken_and_not(self, question: str) -> tuple[list[str], list[str]]:
+        """The ids of the entities the question's spans may name, longest spans first: those
+        the mention linker would take the spans for (`plausible_in`: a proper name, a hinted
+        one), and the others (a tag that a common word names, "film")."""
         text = plain(question)
         words = [m.span() for m in _WORDS.finditer(text)]
-        found: dict[str, None] = {}
+        found: dict[bool, dict[str, None]] = {True: {}, False: {}}
         for size in range(min(LONGEST, len(words)), 0, -1):
             for i in range(len(words) - size + 1):
                 span = text[words[i][0]:words[i + size - 1][1]].strip(",;:'\"’")
@@ -108,5 +116,10 @@ class NameTable:
                         or self.lookup(singular(span)))
                 if not rows and span[:1].isupper():  # "Frontier's fleet": Frontier Airlines
                     rows = self.led_by(span) or self.led_by(_POSSESSIVE.sub("", span))
-                found.update(dict.fromkeys(i for i, _ in rows))
-        return list(found)[:limit]
+                if rows:
+                    named = (i > 0 and text[slice(*words[i - 1])].lower() in ARTICLES
+                             and rows[0][1][:1].isupper())
+                    found[plausible_in(question, span, named)].update(
+                        dict.fromkeys(node for node, _ in rows))
+        taken = list(found[True])
+        return taken, [node for node in found[False] if node not in found[True]]

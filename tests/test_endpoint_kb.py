@@ -296,6 +296,31 @@ def test_a_hop_expands_first_what_several_seeds_reach(kbs, endpoints):
     assert shared & fragment.expanded
 
 
+def test_a_hop_keeps_the_few_neighbours_of_one_seed_beside_the_many_of_another(kbs, endpoints):
+    """A hop's bound shares the seeds' reach as a walk from them would (each seed's mass
+    spread evenly over its neighbours): a seed with two neighbours has both expanded beside a
+    hub with dozens, whichever comes first (a film's cast beside its genre); unless only the
+    hub is at the centre."""
+    kb = kbs["starwars"]
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    node = on_endpoint.encoding.node
+
+    def neighbours(n: int) -> set[int]:
+        return {o for table in (kb.out_objects, kb.in_objects) for per in table.values()
+                for o in per.get(n, ())} - {n}
+
+    hub = kb.name_to_nodes["Human"][0]
+    few = next(n for n in sorted(kb.entity_nodes, key=lambda n: kb.ids[n])
+               if len(neighbours(n)) == 2 and not neighbours(n) & (neighbours(hub) | {hub}))
+    assert len(neighbours(hub)) > 30
+    seeds = [node(kb.ids[hub]), node(kb.ids[few])]
+    fragment = fragment_of(on_endpoint, seeds, hops=2, per_hop=3)
+    assert {kb.ids[n] for n in neighbours(few)} <= fragment.expanded
+    # with the hub alone at the centre (the one a linker takes), its neighbours go first
+    centred = fragment_of(on_endpoint, seeds, hops=2, per_hop=3, centre=seeds[:1])
+    assert not {kb.ids[n] for n in neighbours(few)} & centred.expanded
+
+
 def shapes(patterns) -> list[tuple]:
     """The patterns less their samples (which depend on the order facts come in)."""
     return [(p.name, p.direction, p.count) for p in patterns]
@@ -312,6 +337,20 @@ def test_the_name_table_links_names_and_raw_identifiers(endpoints, kbs):
     assert luke in table.seeds("Where is Luke Skywalker's home?")
     assert luke in table.seeds("Where is Luke's home?")  # a name's leading word, possessive
     assert table.path.parent == on_endpoint.folder  # in the user cache
+
+
+def test_the_name_table_tells_the_names_a_linker_would_take_from_common_words(endpoints, kbs):
+    """A proper name the question says seeds a fragment's centre; an entity that a common word
+    in small letters names (the species Human for "human") is a seed outside it, as the
+    mention linker would not take the word for that name."""
+    table = OnEndpoint(_Inner()).names(endpoint_kb(endpoints, "starwars", "wikidata"))
+    kb = kbs["starwars"]
+    human, tatooine = (kb.ids[kb.name_to_nodes[n][0]] for n in ("Human", "Tatooine"))
+    taken, others = table.taken_and_not("Which human was born on Tatooine?")
+    assert tatooine in taken and human in others
+    taken, others = table.taken_and_not("Which Human was born on Tatooine?")
+    assert {tatooine, human} <= set(taken)
+    assert table.seeds("Which human was born on Tatooine?")[0] == tatooine
 
 
 class _Inner:

@@ -332,6 +332,15 @@ def says(said: str, words: tuple[str, ...]) -> bool:
 _HYPHENATED = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+", re.IGNORECASE)
 
 
+def plausible_in(question: str, span: str, after_article: bool = False) -> bool:
+    """Whether `link` would take `span`, which names an entity, of `question` for that name
+    (with no dataset's words: a KB a linker reads only through its names, as an endpoint's)."""
+    text = plain(question)
+    lowercase = not any(w[0].isupper() for w in re.findall(r"[^\s?!.]+", text)[1:])
+    hinted = [m.group(1) for m in _BRACKETS.finditer(question)]
+    return _plausible(span, lowercase, hinted, frozenset(), after_article)
+
+
 def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozenset[str],
                after_article: bool = False) -> bool:
     if hinted:
