@@ -214,15 +214,15 @@ class _Cut:
         owners = [s for s, _, _ in self.record(linking.result(), "s")]
         named = [n for n in [*targets, *sources, *owners] if self.named.get(n)]
         found = list(dict.fromkeys([*named, *reached]))
-        self.spread(nodes, [*((s, v.value) for s, _, v in out), *((v.value, s) for s, _, v in into)],
-                    found)
+        links = [*((s, v.value) for s, _, v in out), *((v.value, s) for s, _, v in into)]
+        self.spread(nodes, links, found)
         return sorted(found, key=lambda n: -self.mass.get(n, 0.0))
 
     def spread(self, nodes: list[str], links: list[tuple[str, str]], found: list[str]) -> None:
         """Each of `nodes` shares its mass evenly among the nodes of `found` it links to (as a
         walk from the central seeds, each of mass 1, would be spread; personalised PageRank
-        picks a question's subgraph so in GRAFT-Net). The next hop's bound keeps the nodes of most
-        mass: what two of the question's entities share (United's planes of one model), a
+        picks a question's subgraph so in GRAFT-Net). The next hop's bound keeps the nodes of
+        most mass: what two of the question's entities share (United's planes of one model), a
         director's three films beside his actors' dozens, a film's cast beside the thousands
         of a genre or a tag that a common word of the question names. A node reached only
         through a fact node (a qualifier's value) has none, and comes last."""
