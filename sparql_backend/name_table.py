@@ -106,6 +106,7 @@ class NameTable:
         one), and the others (a tag that a common word names, "film")."""
         text = plain(question)
         words = [m.span() for m in _WORDS.finditer(text)]
+        plausible = plausible_in(question)
         found: dict[bool, dict[str, None]] = {True: {}, False: {}}
         for size in range(min(LONGEST, len(words)), 0, -1):
             for i in range(len(words) - size + 1):
@@ -119,7 +120,7 @@ class NameTable:
                 if rows:
                     named = (i > 0 and text[slice(*words[i - 1])].lower() in ARTICLES
                              and rows[0][1][:1].isupper())
-                    found[plausible_in(question, span, named)].update(
+                    found[plausible(span, named)].update(
                         dict.fromkeys(node for node, _ in rows))
         taken = list(found[True])
         return taken, [node for node in found[False] if node not in found[True]]

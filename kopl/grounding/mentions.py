@@ -12,6 +12,7 @@ identifier (``o_brien``, ``hal9000``), their `joined_spellings`. A span may end 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from koplc.kopl.grounding.name_forms import (
@@ -332,13 +333,15 @@ def says(said: str, words: tuple[str, ...]) -> bool:
 _HYPHENATED = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+", re.IGNORECASE)
 
 
-def plausible_in(question: str, span: str, after_article: bool = False) -> bool:
-    """Whether `link` would take `span`, which names an entity, of `question` for that name
-    (with no dataset's words: a KB a linker reads only through its names, as an endpoint's)."""
+def plausible_in(question: str) -> Callable[[str, bool], bool]:
+    """Whether `link` would take a span of `question` that names an entity for that name, given
+    whether an article comes before it (with no dataset's words: a KB a linker reads only
+    through its names, as an endpoint's); the question's cues read once."""
     text = plain(question)
     lowercase = not any(w[0].isupper() for w in re.findall(r"[^\s?!.]+", text)[1:])
     hinted = [m.group(1) for m in _BRACKETS.finditer(question)]
-    return _plausible(span, lowercase, hinted, frozenset(), after_article)
+    return lambda span, after_article: _plausible(span, lowercase, hinted, frozenset(),
+                                                  after_article)
 
 
 def _plausible(span: str, lowercase: bool, hinted: list[str], not_names: frozenset[str],

@@ -21,9 +21,6 @@ from koplc.llm.lm.response_cache import ResponseCache, cached
 # time (median of 20 isotopes questions, run back to back with it off and on, twice). The KV
 # states kept on disk are named by it (kept_prefix.py).
 FLASH_ATTENTION = True
-# How prompts are read (speculative.py's note) is part of every cached response's key:
-# responses from before prompts were read in fixed stretches depended on what was read before.
-READING = speculative.READING
 
 
 class LM(Protocol):
@@ -104,9 +101,11 @@ class LlamaCppLM:
                  stop: Sequence[str] = (), grammar: str | None = None,
                  max_tokens: int = 160, hints: Sequence[str] = (),
                  repeats: int = 0) -> list[str]:
+        # How prompts are read is part of the key (speculative.READING): responses from before
+        # the fixed stretches depended on what was read before them.
         request = dict(model=self.name, op="generate", prompt=prompt, n=n,
                        temperature=temperature, top_k=top_k, stop=list(stop), grammar=grammar,
-                       max_tokens=max_tokens, seed=self.seed, reading=READING)
+                       max_tokens=max_tokens, seed=self.seed, reading=speculative.READING)
         if repeats:
             request["repeats"] = repeats
         if self._speculates(temperature, grammar):
@@ -186,7 +185,7 @@ class LlamaCppLM:
 
     def score(self, prompt: str, continuation: str) -> float:
         request = dict(model=self.name, op="score", prompt=prompt, continuation=continuation,
-                       reading=READING)
+                       reading=speculative.READING)
         return cached(self.cache, request, lambda: self._score(prompt, continuation))
 
     def _score(self, prompt: str, continuation: str) -> float:
