@@ -10,7 +10,9 @@ the set and the back half counts it. Each shorter prefix of a chain is a chain t
 pool's own verbaliser (`canonical_question`): a pool of long chains teaches short ones as well.
 Every chain is also asked once more with the KB's own concept names for the sets it passes
 through ("the films whose starred actors is X" rather than "the entities ..."): what a set holds
-is read from the KB, and people name it.
+is read from the KB, and people name it. And it is asked in the other general-English ways
+`chain_readings` says a chain (agent nouns, "the directors of X"; what two things share, "the
+movies that share directors with X"): trained on one phrasing, the model learns that phrasing.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from koplc.gnn.chain_readings import chain_readings
 from koplc.gnn.errors import GnnError
 from koplc.kopl.answering.ranking import topic_avoiding
 from koplc.kopl.exploration import canonical_question
@@ -88,11 +91,13 @@ def question_of(kb, program: Node, relations: list[str], steps: int,
     if not answers:
         return []
     texts = texts or [canonical_question(program)]
-    named = canonical_question(program, set_nouns(kb, program))
+    nouns = set_nouns(kb, program)
+    named = canonical_question(program, nouns)
+    sets = [nouns(build(topic, hops[:n], QueryName).input) for n in range(1, len(hops) + 1)]
     path = tuple(edge_type(r, d, relations) for r, d in hops)
     path += (2 * len(relations),) * (steps - len(path))
     return [PathQuestion(text, topic, answers, len(hops), path)
-            for text in dict.fromkeys([*texts, named])]
+            for text in dict.fromkeys([*texts, named, *chain_readings(topic, hops, sets)])]
 
 
 def set_nouns(kb, program: Node):

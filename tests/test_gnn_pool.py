@@ -71,6 +71,9 @@ def test_training_questions_follow_the_pools_relation_chains(kb_file):
     texts = {q.text for q in questions}
     assert {e.question for e in entries if chain_of(e.program)} & texts
     assert any("characters" in t or "planets" in t for t in texts)
+    # and the other general-English readings of a chain: what two things share, read outward
+    assert any(" that share homeworld with " in t for t in texts)
+    assert any(": their " in t for t in texts)
 
 
 def test_no_model_says_which_command_trains_it(kb_file):
