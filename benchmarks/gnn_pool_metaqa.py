@@ -2,13 +2,14 @@
 question in training), then Hits@1 per hop on MetaQA's dev questions.
 
     OMP_NUM_THREADS=1 /usr/bin/time -v .venv/bin/python benchmarks/gnn_pool_metaqa.py \\
-        --pool build/gnn-pool/metaqa-pool.jsonl --out build/gnn-pool/metaqa --limit-dev 1000
+        --pool build/gnn-pool/metaqa-pool.jsonl --out build/gnn-pool/metaqa --half tune
 
 `--pool` is a `koplc explore ... --schema metaqa` pool (without it, the KB's cached pool,
 explored first when there is none). Training resumes in `--out`; `--eval-only` evaluates the
 model there. Prints one JSON line per epoch, then per hop the dev questions used and Hits@1 of
-the GNN, of its emitted program and of the front end's answer (the first `--limit-dev` lines of
-each qa_{1,2,3}hop_dev.tsv; 0 for all).
+the GNN, of its emitted program and of the front end's answer, on one half of each
+qa_{1,2,3}hop_dev.tsv (`in_half`: constants are set on the tune half, figures reported on the
+report half).
 """
 
 from __future__ import annotations
@@ -24,12 +25,21 @@ from koplc import api
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "metaqa" / "full"
 
 
-def dev_sample(hop: int, limit: int, folder: Path, skip: int = 0) -> Path:
-    """The hop's dev questions after the first `skip`, the first `limit` of them (all for 0),
-    as a file."""
-    lines = (DATA / f"qa_{hop}hop_dev.tsv").read_text(encoding="utf-8").splitlines()[skip:]
+def in_half(hop: int, index: int, half: str) -> bool:
+    """Whether the hop's dev question at line `index` is in `half`: "tune" is the first 1,000
+    lines of each hop, and of the 1-hop file, which is sorted by question type (its first 1,000
+    are two types of 17), also every 10th line after them; "report" is every other line; "all"
+    is every line."""
+    tune = index < 1000 or (hop == 1 and index % 10 == 0)
+    return half == "all" or tune == (half == "tune")
+
+
+def dev_sample(hop: int, half: str, folder: Path, limit: int = 0) -> Path:
+    """The hop's dev questions in `half`, the first `limit` of them (all for 0), as a file."""
+    lines = (DATA / f"qa_{hop}hop_dev.tsv").read_text(encoding="utf-8").splitlines()
+    kept = [line for i, line in enumerate(lines) if in_half(hop, i, half)]
     path = folder / f"qa_{hop}hop_dev.tsv"
-    path.write_text("\n".join(lines[:limit] if limit else lines) + "\n", encoding="utf-8")
+    path.write_text("\n".join(kept[:limit] if limit else kept) + "\n", encoding="utf-8")
     return path
 
 
@@ -38,9 +48,9 @@ def main() -> None:
     parser.add_argument("--kb", default=str(DATA / "kb.txt"))
     parser.add_argument("--pool")
     parser.add_argument("--out", default="build/gnn-pool/metaqa")
-    parser.add_argument("--limit-dev", type=int, default=1000)
-    parser.add_argument("--skip-dev", type=int, default=0, help="leave out the first N dev "
-                        "questions of each hop (1000: the report half, past the tune half)")
+    parser.add_argument("--half", choices=("tune", "report", "all"), default="tune",
+                        help="which of each hop's dev questions (`in_half`)")
+    parser.add_argument("--limit-dev", type=int, default=0, help="the first N of them (0: all)")
     parser.add_argument("--eval-only", action="store_true")
     parser.add_argument("--epochs", type=int)
     parser.add_argument("--limit", type=int)
@@ -62,7 +72,7 @@ def main() -> None:
                           "questions": record["questions"], "examples": record["examples"]}),
               flush=True)
     folder = Path(tempfile.mkdtemp(prefix="gnn-dev-"))
-    files = [dev_sample(hop, args.limit_dev, folder, args.skip_dev) for hop in (1, 2, 3)]
+    files = [dev_sample(hop, args.half, folder, args.limit_dev) for hop in (1, 2, 3)]
     clock = time.perf_counter()
     metrics = eval_model(kb, args.out, files)
     print(json.dumps({"eval_seconds": round(time.perf_counter() - clock, 1)}))
