@@ -4,9 +4,11 @@ training questions.
 The canonical reading says every hop the same way ("the people that directed the movies whose
 starred actors is X"): a model trained on it alone learns that one phrasing. People name a hop
 by the noun for whoever does what a relation's verb says ("the directors of ..."; WordNet's
-agent nouns, `relatives.agent_nouns`), and a relation followed out and straight back by what
-two things share ("the movies that share directors with X"). Both are general English, read
-from the relation's name; no dataset's phrasing is written here.
+agent nouns, `relatives.agent_nouns`), a relation followed out and straight back by what
+two things share ("the movies that share directors with X"), and a chain from its topic
+outward ("the movies directed by X: their writers?"). All are general English, read from the
+relations' names; no dataset's phrasing is written here. Which of them to keep was decided on
+MetaQA dev's tune half over four training seeds (docs/results.md).
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ def _outward(topic: str, hops: Hops, nouns: list[str | None]) -> str:
 
 
 def _read(topic: str, hops: Hops, nouns: list[str | None], pairs: str) -> str:
+    """The chain read one hop inside the next, the last named first; `pairs` ("share" or
+    "co"; "" for none) says how a relation followed out and straight back is read."""
     subject, i = topic, 0
     while i < len(hops):
         relation, direction = hops[i]
