@@ -91,25 +91,29 @@ def question_of(kb, program: Node, relations: list[str], steps: int,
     if not answers:
         return []
     texts = texts or [canonical_question(program)]
-    nouns = set_nouns(kb, program)
-    named = canonical_question(program, nouns)
-    sets = [nouns(build(topic, hops[:n], QueryName).input) for n in range(1, len(hops) + 1)]
+    sets = prefix_nouns(kb, topic, hops)
+    named = canonical_question(program, set_nouns(hops, sets))
     path = tuple(edge_type(r, d, relations) for r, d in hops)
     path += (2 * len(relations),) * (steps - len(path))
     return [PathQuestion(text, topic, answers, len(hops), path)
             for text in dict.fromkeys([*texts, named, *chain_readings(topic, hops, sets)])]
 
 
-def set_nouns(kb, program: Node):
-    """A `nouns` reader for the verbaliser: each Relate's set named by the concept most of its
+def prefix_nouns(kb, topic: str, hops: list[tuple[str, str]]) -> list[str | None]:
+    """What the set the first i + 1 hops reach from `topic` is called: the concept most of its
     members belong to, in the plural ("films"); None where they belong to none."""
-    topic, hops, _ = chain_of(program)  # type: ignore[misc]
-    here = set(kb.name_to_nodes.get(topic, ()))
-    named: dict[tuple, str | None] = {}
-    for n, (relation, direction) in enumerate(hops, start=1):
+    here, found = set(kb.name_to_nodes.get(topic, ())), []
+    for relation, direction in hops:
         table = (kb.out_objects if direction == "forward" else kb.in_objects).get(relation, {})
         here = {m for node in here for m in table.get(node, ())}
-        named[tuple(hops[:n])] = concept_noun(kb, here)
+        found.append(concept_noun(kb, here))
+    return found
+
+
+def set_nouns(hops: list[tuple[str, str]], sets: list[str | None]):
+    """A `nouns` reader for the verbaliser: each Relate of the chain `hops` named by
+    `prefix_nouns`' name for the set it reaches."""
+    named = {tuple(hops[:n]): noun for n, noun in enumerate(sets, start=1)}
 
     def nouns(node: Node) -> str | None:
         if not isinstance(node, Relate):
