@@ -32,9 +32,12 @@ def half_file(kb: str, half: str, out: Path) -> Path:
     """The questions of `kb`'s `half`, as a JSONL file of their own under `out`. The half
     "more" is the KB's second tune set (more_questions.jsonl, all of it tune), written after
     the first tune half had been worked on; "absent" is its third (absent_questions.jsonl, all
-    of it tune and about what the KB lacks), written after the second."""
+    of it tune and about what the KB lacks), written after the second; "fourth" its fourth
+    (fourth_questions.jsonl, all of it tune, 6 of 30 absent), written on 2026-12-01 before
+    anything ran on it."""
     name, half = ({"more": ("more_questions.jsonl", "tune"),
-                   "absent": ("absent_questions.jsonl", "tune")}.get(half)
+                   "absent": ("absent_questions.jsonl", "tune"),
+                   "fourth": ("fourth_questions.jsonl", "tune")}.get(half)
                   or ("questions.jsonl", half))
     lines = (DEVKBS / kb / name).read_text(encoding="utf-8").splitlines()
     kept = [line for line in lines if line and json.loads(line)["half"] == half]
@@ -76,7 +79,8 @@ def table(reports: dict[str, dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frontend", default="byokg")
-    parser.add_argument("--half", choices=("tune", "report", "more", "absent"), required=True)
+    parser.add_argument("--half", choices=("tune", "report", "more", "absent", "fourth"),
+                        required=True)
     parser.add_argument("--kbs", nargs="+", choices=sorted(KBS), default=list(KBS))
     parser.add_argument("--response-cache", help="the LM's response cache (off: every "
                         "question generates, as a new question does; default: the user cache)")

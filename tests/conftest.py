@@ -38,11 +38,13 @@ def alternating_halves(questions: list[dict]) -> Counter:
 
 
 def second_tune_set_is_well_formed(more: list[dict], first: list[dict], kinds: set[str],
-                                   extra_keys: frozenset[str] = frozenset()) -> None:
-    """Asserts a dev KB's second tune set (more_questions.jsonl) has the promised shape: 30
-    questions of the KB's `kinds`, all `tune`, sorted distinct answers (at most 15, none for
-    the 4 absent ones, which alone have no program), none asked in the first set (`first`);
-    `extra_keys` a question may carry beside those."""
+                                   extra_keys: frozenset[str] = frozenset(),
+                                   absent: int = 4) -> None:
+    """Asserts a dev KB's second tune set (more_questions.jsonl; or its fourth,
+    fourth_questions.jsonl, with 6 `absent`) has the promised shape: 30 questions of the KB's
+    `kinds`, all `tune`, sorted distinct answers (at most 15, none for the `absent` ones, which
+    alone have no program), none asked in the earlier sets (`first`); `extra_keys` a question
+    may carry beside those."""
     assert len(more) == 30
     for q in more:
         assert set(q) - extra_keys == {"question", "answers", "kind", "half"} | (
@@ -54,7 +56,7 @@ def second_tune_set_is_well_formed(more: list[dict], first: list[dict], kinds: s
     asked = [q["question"] for q in more]
     assert len(set(asked)) == len(asked)
     assert not set(asked) & {q["question"] for q in first}
-    assert sum(q["kind"] == "absent" for q in more) == 4
+    assert sum(q["kind"] == "absent" for q in more) == absent
 
 
 def gold_form(value) -> list:

@@ -22,6 +22,7 @@ from koplc.kopl.syntax.nested import parse
 FOLDER = FIXTURES / "devkbs" / "bakeoff"
 QUESTIONS = read_jsonl(FOLDER / "questions.jsonl")
 MORE = read_jsonl(FOLDER / "more_questions.jsonl")  # the second tune set (more.py)
+FOURTH = read_jsonl(FOLDER / "fourth_questions.jsonl")  # the fourth (fourth.py)
 QUALIFIER_OPS = {"qfilter": ("QFilterNum",),
                  "query attribute qualifier": ("QueryAttrQualifier",),
                  "query relation qualifier": ("QueryRelationQualifier",),
@@ -65,7 +66,7 @@ def test_the_kb_holds_qualified_facts_both_ways(kb):
 
 
 @pytest.mark.parametrize("question", [pytest.param(q, id=q["question"][:60])
-                                      for q in [*QUESTIONS, *MORE] if "program" in q])
+                                      for q in [*QUESTIONS, *MORE, *FOURTH] if "program" in q])
 def test_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
     got = gold_form(answer.value)
@@ -74,3 +75,5 @@ def test_programs_give_the_gold_answers(kb, question):
 
 def test_the_second_tune_set_is_well_formed():
     second_tune_set_is_well_formed(MORE, QUESTIONS, {q["kind"] for q in QUESTIONS})
+    second_tune_set_is_well_formed(FOURTH, [*QUESTIONS, *MORE], {q["kind"] for q in QUESTIONS},
+                                   absent=6)

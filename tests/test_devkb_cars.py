@@ -25,6 +25,7 @@ from koplc.kopl.syntax.nested import parse
 FOLDER = FIXTURES / "devkbs" / "cars"
 QUESTIONS = read_jsonl(FOLDER / "questions.jsonl")
 MORE = read_jsonl(FOLDER / "more_questions.jsonl")  # the second tune set (more.py)
+FOURTH = read_jsonl(FOLDER / "fourth_questions.jsonl")  # the fourth (fourth.py)
 CONCEPTS = ["car_model", "manufacturer", "size_class", "drivetrain", "airbag_configuration",
             "origin_group"]
 RELATIONS = {"manufactured_by", "vehicle_class", "drive_layout", "standard_airbags",
@@ -103,7 +104,7 @@ def test_the_kb_loads_as_a_plain_dump(kb):
 
 
 @pytest.mark.parametrize("question", [pytest.param(q, id=q["question"][:60])
-                                      for q in [*QUESTIONS, *MORE] if "program" in q])
+                                      for q in [*QUESTIONS, *MORE, *FOURTH] if "program" in q])
 def test_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
     got = gold_form(answer.value)
@@ -112,3 +113,4 @@ def test_programs_give_the_gold_answers(kb, question):
 
 def test_the_second_tune_set_is_well_formed():
     second_tune_set_is_well_formed(MORE, QUESTIONS, KINDS)
+    second_tune_set_is_well_formed(FOURTH, [*QUESTIONS, *MORE], KINDS, absent=6)

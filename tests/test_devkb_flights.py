@@ -18,6 +18,7 @@ from koplc.kopl.syntax.nested import parse
 FOLDER = FIXTURES / "devkbs" / "flights"
 QUESTIONS = read_jsonl(FOLDER / "questions.jsonl")
 MORE = read_jsonl(FOLDER / "more_questions.jsonl")  # the second tune set (more.py)
+FOURTH = read_jsonl(FOLDER / "fourth_questions.jsonl")  # the fourth (fourth.py)
 KINDS = {"name 1-hop", "name 2-hop", "name 3-hop", "count", "attribute", "filter by number",
          "and", "verify", "select between", "select among", "raw identifier", "absent"}
 
@@ -64,7 +65,8 @@ def _case(q):
     return pytest.param(q, marks=marks, id=q["question"][:60])
 
 
-@pytest.mark.parametrize("question", [_case(q) for q in [*QUESTIONS, *MORE] if "program" in q])
+@pytest.mark.parametrize("question", [_case(q) for q in [*QUESTIONS, *MORE, *FOURTH]
+                                      if "program" in q])
 def test_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
     got = gold_form(answer.value)
@@ -73,3 +75,4 @@ def test_programs_give_the_gold_answers(kb, question):
 
 def test_the_second_tune_set_is_well_formed():
     second_tune_set_is_well_formed(MORE, QUESTIONS, KINDS)
+    second_tune_set_is_well_formed(FOURTH, [*QUESTIONS, *MORE], KINDS, absent=6)

@@ -22,6 +22,7 @@ from koplc.kopl.syntax.nested import parse
 FOLDER = FIXTURES / "devkbs" / "isotopes"
 QUESTIONS = read_jsonl(FOLDER / "questions.jsonl")
 MORE = read_jsonl(FOLDER / "more_questions.jsonl")  # the second tune set (more.py)
+FOURTH = read_jsonl(FOLDER / "fourth_questions.jsonl")  # the fourth (fourth.py)
 KINDS = {"name 1-hop", "name 2-hop", "count", "attribute", "filter by number", "and", "verify",
          "select between", "select among", "qfilter", "query attribute qualifier",
          "query relation qualifier", "query attribute under condition", "raw identifier",
@@ -89,7 +90,7 @@ def _program_case(q: dict):
     return pytest.param(q, marks=marks, id=q["question"][:60])
 
 
-@pytest.mark.parametrize("question", [_program_case(q) for q in [*QUESTIONS, *MORE]
+@pytest.mark.parametrize("question", [_program_case(q) for q in [*QUESTIONS, *MORE, *FOURTH]
                                       if "program" in q])
 def test_programs_give_the_gold_answers(kb, question):
     options = CONVERTING if question.get("unit_conversion") else DEFAULT
@@ -104,4 +105,6 @@ def test_the_known_bugs_are_questions():
 
 def test_the_second_tune_set_is_well_formed():
     second_tune_set_is_well_formed(MORE, QUESTIONS, KINDS, frozenset({"unit_conversion"}))
+    second_tune_set_is_well_formed(FOURTH, [*QUESTIONS, *MORE], KINDS,
+                                   frozenset({"unit_conversion"}), absent=6)
     assert all(q.get("unit_conversion", True) is True for q in MORE)

@@ -23,6 +23,7 @@ from koplc.kopl.syntax.nested import parse
 FOLDER = FIXTURES / "devkbs" / "mammals"
 QUESTIONS = read_jsonl(FOLDER / "questions.jsonl")
 MORE = read_jsonl(FOLDER / "more_questions.jsonl")  # the second tune set (more.py)
+FOURTH = read_jsonl(FOLDER / "fourth_questions.jsonl")  # the fourth (fourth.py)
 RELATIONS = {"parent taxon", "diet", "IUCN conservation status"}
 QUANTITIES = {"total sleep per day": "hour", "REM sleep per day": "hour",
               "sleep cycle length": "hour", "awake time per day": "hour",
@@ -80,7 +81,7 @@ def test_the_kb_loads_in_wikidatas_model(kb):
 
 
 @pytest.mark.parametrize("question", [pytest.param(q, id=q["question"][:60])
-                                      for q in [*QUESTIONS, *MORE] if "program" in q])
+                                      for q in [*QUESTIONS, *MORE, *FOURTH] if "program" in q])
 def test_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
     got = gold_form(answer.value)
@@ -89,3 +90,4 @@ def test_programs_give_the_gold_answers(kb, question):
 
 def test_the_second_tune_set_is_well_formed():
     second_tune_set_is_well_formed(MORE, QUESTIONS, KINDS)
+    second_tune_set_is_well_formed(FOURTH, [*QUESTIONS, *MORE], KINDS, absent=6)

@@ -22,6 +22,7 @@ from koplc.kopl.syntax.nested import parse
 FOLDER = FIXTURES / "devkbs" / "starwars"
 QUESTIONS = read_jsonl(FOLDER / "questions.jsonl")
 MORE = read_jsonl(FOLDER / "more_questions.jsonl")  # the second tune set (more.py)
+FOURTH = read_jsonl(FOLDER / "fourth_questions.jsonl")  # the fourth (fourth.py)
 RELATIONS = ("homeworld", "species")
 ATTRIBUTES = ("height", "mass", "birth_year", "hair_color", "skin_color", "eye_color", "sex",
               "gender")
@@ -72,7 +73,7 @@ def test_urn_predicates_are_named_by_their_local_part(kb):
     assert set(kb.attr_index) == set(ATTRIBUTES)
 
 
-@pytest.mark.parametrize("question", [q for q in [*QUESTIONS, *MORE] if "program" in q],
+@pytest.mark.parametrize("question", [q for q in [*QUESTIONS, *MORE, *FOURTH] if "program" in q],
                          ids=lambda q: q["question"][:60])
 def test_programs_give_the_gold_answers(kb, question):
     answer = execute(parse(question["program"]).program, kb)
@@ -82,3 +83,4 @@ def test_programs_give_the_gold_answers(kb, question):
 
 def test_the_second_tune_set_is_well_formed():
     second_tune_set_is_well_formed(MORE, QUESTIONS, KINDS)
+    second_tune_set_is_well_formed(FOURTH, [*QUESTIONS, *MORE], KINDS, absent=6)
