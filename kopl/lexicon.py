@@ -175,6 +175,13 @@ _ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+
                          r"(?:\s+([a-z]+))?", re.IGNORECASE)
 
 
+# A request that opens with a verb in the imperative ("Name the Rodians", "List every plane",
+# "Tell me where X was born", "Give us all of the bakers"): the verb, then the word it asks for.
+_IMPERATIVE = re.compile(r"\W*([a-z]+)\s+(?:(?:me|us)\s+)?(?:(?:all|every|each|some|any)\s+)?"
+                         r"(?:of\s+)?(?:(?:the|those|these)\s+)?([a-z]+)(?:\s+([a-z]+))?",
+                         re.IGNORECASE)
+
+
 # "What is the lightest rodent", "who's the oldest baker": the superlative, then the noun.
 _PICKED_NOUN = re.compile(r"\b(?:which|what|who)(?:['’]s|\s+(?:is|are|was|were))\s+the\s+"
                           r"(?:(?:most|least)\s+[a-z]+|([a-z]+))\s+([a-z]+)", re.IGNORECASE)
@@ -200,10 +207,45 @@ def asked_noun(question: str) -> str | None:
     word = _asked_word(question, picked_first=False)
     if word:
         return singular(word)
-    opening = re.match(r"\W*([a-z]+)\b", question.lower())
-    if opening and opening.group(1) in WH_ANSWER_TYPES and opening.group(1) != "whose":
-        return WH_ANSWER_TYPES[opening.group(1)]
+    request = _request(question)
+    if request is not None and request.group(2).lower() not in WH_ANSWER_TYPES:
+        word = _head(request.group(2).lower(), (request.group(3) or "").lower())
+        return None if word in _FUNCTION_WORDS else singular(word)
+    opening = (request.group(2).lower() if request is not None else
+               next(iter(re.findall(r"\W*([a-z]+)\b", question.lower())[:1]), None))
+    if opening in WH_ANSWER_TYPES and opening != "whose":
+        return WH_ANSWER_TYPES[opening]
     return None
+
+
+def asked_part(question: str) -> str:
+    """The question from its question word on where it opens with a request ("Tell me where
+    Bossk was born": "where Bossk was born"); the question itself otherwise.
+
+    >>> asked_part("Tell me where Bossk was born."), asked_part("Where was Bossk born?")
+    ('where Bossk was born.', 'Where was Bossk born?')
+    """
+    request = _request(question)
+    if request is None or request.group(2).lower() not in (*WH_ANSWER_TYPES, "which", "what",
+                                                           "how"):
+        return question
+    return question[request.start(2):]
+
+
+def _request(question: str) -> re.Match | None:
+    """The `_IMPERATIVE` match of a question that opens with a verb in the imperative (a word
+    WordNet has as a verb, in its base form, and no auxiliary or question word: "Name", "List",
+    "Tell"), where the question asks with no which, what, how many, every, all or each."""
+    from koplc.kopl.relatives import base_verb  # WordNet, read once needed
+
+    found = _IMPERATIVE.match(question)
+    verb = found and found.group(1).lower()
+    if not verb or verb in _FUNCTION_WORDS or verb in WH_ANSWER_TYPES or not base_verb(verb):
+        return None
+    return found
+
+
+_FUNCTION_WORDS = AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE
 
 
 def asks_for_one(question: str) -> bool:

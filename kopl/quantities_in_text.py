@@ -58,6 +58,9 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
     ['1998']
     >>> [q.value for q in quantities_in("Does it seat more than a dozen people?")]
     ['12']
+    >>> [(q.value, q.unit) for q in quantities_in("above nine and a half million, or sixteen "
+    ...                                             "and a half hours")]
+    [('9500000', ''), ('16.5', 'hours')]
     >>> [q.value for q in quantities_in("Who was named star baker more than twice?")]
     ['2']
     >>> [(q.value, q.unit) for q in quantities_in("Who in their twenties won in the 1970s?")]
@@ -73,9 +76,10 @@ DECADE = "decade"
 """The unit of a decade said ("the 1970s", "in their twenties"): the ten from its value on."""
 
 # A decade of years written in digits ("the 1970s", "1970's"; not "the 70s", whose century is
-# not said), or of someone's age in words after a possessive ("in their twenties").
-_DECADE = re.compile(r"\b(\d{3}0)['’]?s\b|\b(?:their|his|her|its|my|your|our)\s+([a-z]+ies)\b",
-                     re.IGNORECASE)
+# not said) or in words with its century ("the nineteen-seventies"), or of someone's age in
+# words after a possessive ("in their twenties").
+_DECADE = re.compile(r"\b(\d{3}0)['’]?s\b|\b(?:their|his|her|its|my|your|our)\s+([a-z]+ies)\b"
+                     r"|\b([a-z]+teen|twenty)[-\s]([a-z]+ies)\b", re.IGNORECASE)
 
 
 def decades_in(text: str) -> tuple[QuantityInText, ...]:
@@ -83,11 +87,20 @@ def decades_in(text: str) -> tuple[QuantityInText, ...]:
 
     >>> [(q.value, q.start) for q in decades_in("Was it in the 1970s, in her thirties?")]
     [('1970', 14), ('30', 28)]
+    >>> [q.value for q in decades_in("Was it built in the nineteen-seventies?")]
+    ['1970']
     """
     found = []
     for match in _DECADE.finditer(text):
         if match.group(1):
             found.append(QuantityInText(match.group(1), match.start(1), match.end(), DECADE))
+            continue
+        if match.group(3):  # a century and a decade in words ("nineteen-seventies")
+            century = numbers_in(match.group(3).lower())
+            tens = numbers_in(singular(match.group(4).lower()))
+            if century and tens and tens[0] in {str(n) for n in range(10, 100, 10)}:
+                found.append(QuantityInText(str(int(century[0]) * 100 + int(tens[0])),
+                                            match.start(3), match.end(), DECADE))
             continue
         tens = numbers_in(singular(match.group(2).lower()))
         if len(tens) == 1 and tens[0] in {str(n) for n in range(20, 100, 10)}:
@@ -390,6 +403,14 @@ def _worded(text: str, tokens: list[_Token], i: int) -> tuple[list[QuantityInTex
     while run[-1].word in skips:
         run.pop()
     pieces = _years_said_in_pairs(text, list(_pieces(text, run)))
+    if pieces:  # "nine and a half million": the last number and its fraction, then its scale
+        value, start, end = pieces[-1]
+        fraction = _FRACTION.match(text, end)
+        if fraction is not None:
+            scale = _scale((fraction.group("scale") or "").lower()) or 1
+            pieces[-1] = (Decimal(value) + _FRACTIONS[fraction.group("part").lower()]) * scale,\
+                start, fraction.end()
+            j = next((k for k, t in enumerate(tokens) if t.start >= fraction.end()), len(tokens))
     found = []
     for n, (number, start, end) in enumerate(pieces):
         unit, after = _unit_after(text, tokens, j) if n == len(pieces) - 1 else ("", j)
@@ -400,6 +421,13 @@ def _worded(text: str, tokens: list[_Token], i: int) -> tuple[list[QuantityInTex
         value, start = _signed(text, start, Decimal(number))
         found.append(QuantityInText(_plain(value), start, end, unit))
     return found, j
+
+
+# A fraction said after a number in words, and a scale word after it ("nine and a half
+# million", "two and a quarter").
+_FRACTIONS = {"half": Decimal("0.5"), "quarter": Decimal("0.25")}
+_FRACTION = re.compile(r"\s+and\s+(?:an?\s+|one\s+)?(?P<part>half|quarter)\b"
+                       r"(?:\s+(?P<scale>thousand|million|billion|trillion)\b)?", re.IGNORECASE)
 
 
 def _pieces(text: str, run: list[_Token]) -> Iterator[tuple[int, int, int]]:

@@ -276,6 +276,43 @@ def modifies(word: str, following: str) -> bool:
     return max(uses["a"], uses["v"]) > uses["n"]
 
 
+def base_verb(word: str) -> bool:
+    """Whether WordNet has `word` as a verb in its base form ("name", "list", "tell"; not
+    "named", "lists", "Paul"). False without WordNet.
+
+    >>> [base_verb(w) for w in ("name", "list", "tell", "named", "lists", "paul")]
+    [True, True, True, False, False, False]
+    """
+    wordnet = _wordnet()
+    return wordnet is not None and any(
+        x.name().lower() == word.lower() for s in wordnet.synsets(word, pos="v")
+        for x in s.lemmas())
+
+
+@lru_cache(maxsize=4096)
+def comparative_of(verb: str) -> str | None:
+    """The comparative a verb says, where WordNet's first sense of its base form is defined as
+    being one ("predate": "be earlier in time", "outweigh": "be heavier than", "exceeds": "be
+    greater ..."): that word, for the caller to read as if the question said it. None for any
+    other word, and without WordNet.
+
+    >>> [comparative_of(w) for w in ("predates", "postdate", "outweighs", "exceeded", "weigh")]
+    ['earlier', 'later', 'heavier', 'greater', None]
+    """
+    from lemminflect import getAllLemmas
+
+    wordnet = _wordnet()
+    if wordnet is None:
+        return None
+    for lemma in dict.fromkeys((*getAllLemmas(verb.lower(), upos="VERB").get("VERB", ()),
+                                verb.lower())):
+        senses = wordnet.synsets(lemma, pos="v")
+        said = senses and re.match(r"be (\w+er)\b", senses[0].definition())
+        if said:
+            return said.group(1)
+    return None
+
+
 def mostly_adjective(word: str) -> bool:
     """Whether WordNet uses `word` more as an adjective than as a noun: its count in each part
     of speech plus its number of senses there ("better": yes; "number": no). False without

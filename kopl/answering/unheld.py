@@ -38,6 +38,7 @@ from koplc.kopl.lexicon import (
 )
 from koplc.kopl.relatives import (
     agent_nouns,
+    is_a,
     measures,
     mostly_noun,
     schema_names,
@@ -49,7 +50,7 @@ from koplc.kopl.relatives import (
 # moment", "father"), those it holds 0.50 ("fleet": airline) and up.
 UNHELD = 0.46
 
-_WORD = r"[a-z]+(?:-[a-z]+)?"
+_WORD = r"(?!ENT\b)[a-z]+(?:-[a-z]+)?"  # a word, no entity
 _X = rf"({_WORD}(?:\s+{_WORD}){{0,3}})"
 _SHORT_X = rf"({_WORD}(?:\s+{_WORD})?)"  # after a possessive: no verb phrase after it
 _WORDS = r"(?:\s+(?!ENT\b)[a-z]+)*"  # words after the entity, no other entity
@@ -141,7 +142,21 @@ def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHEL
     noun = asked_noun(masked) if _WHICH.match(masked) and _OF_ENT.search(masked) else None
     said = [asked] if noun is None or noun in asked.split() or noun == "ent" else [asked, noun]
     nearest = float((_vectors(names)[kept] @ embedder.encode_queries(said).T).max())
-    return asked if nearest < least else None
+    if nearest >= least or _kind_held(kb, asked):
+        return None
+    return asked
+
+
+def _kind_held(kb, asked: str) -> bool:
+    """Whether the schema names a kind of what is asked, by WordNet ("BB8's kind": a species is
+    a kind), however far their words read."""
+    return " " not in asked and any(is_a(word, asked) for name in _schema_words(kb)
+                                    for word in name.split())
+
+
+@per_kb()
+def _schema_words(kb) -> tuple[str, ...]:
+    return tuple(sorted({words(n).lower() for n in schema_names(kb)}))
 
 
 _WHICH = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)

@@ -399,15 +399,23 @@ def hops(node: Node) -> int:
 _CHAIN = re.compile(r"\bENT((?:['’]s\b[\w\s-]*?)+)(?=[^\w\s'’-]|$)")
 
 
+# "the home worlds of " before a possessive chain: one thing more of it ("which of" is none).
+_THE_X_OF = re.compile(r"\bthe\s+[\w-]+(?:\s+[\w-]+)*?\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+
+
 def possessives(masked: str) -> int:
     """How many things a possessive chain from an entity names one after another ("ENT's
-    maker's lineup": 2, each one step from the one before); 0 without a chain of two.
+    maker's lineup": 2, each one step from the one before; "the home worlds of ENT's kind": 2,
+    a thing "of" the chain one more); 0 without a chain of two.
 
     >>> possessives("the ENT's maker's lineup?"), possessives("What is ENT's genus?")
+    (2, 0)
+    >>> possessives("What are the home worlds of ENT's kind?"), possessives("Which of ENT's cars?")
     (2, 0)
     """
     found = _CHAIN.search(masked)
     said = len(re.findall(r"['’]s\b", found.group(1))) if found else 0
+    said += bool(found) and _THE_X_OF.search(masked[:found.start()]) is not None
     return said if said > 1 else 0
 
 

@@ -46,6 +46,7 @@ from koplc.kopl.lexicon import (
     WH_KINDS,
     alternatives,
     asked_noun,
+    asked_part,
     asks_for_one,
     asks_how_many,
     asks_relatedness,
@@ -58,7 +59,13 @@ from koplc.kopl.lexicon import (
 from koplc.kopl.naming import name_head
 from koplc.kopl.quantities_in_text import DECADE, in_scale, ordinals_in, quantities_in
 from koplc.kopl.registry import op_for, ops_of
-from koplc.kopl.relatives import classifies, kind_share, kinds_of, says_relatedness
+from koplc.kopl.relatives import (
+    classifies,
+    comparative_of,
+    kind_share,
+    kinds_of,
+    says_relatedness,
+)
 from koplc.kopl.types import AmongOp, Comparator
 from koplc.kopl.units import bare_number, sympy_unit
 from koplc.kopl.values import DATE, YEAR
@@ -68,6 +75,8 @@ _MOST, _LEAST = ("|".join(SUPERLATIVES[op]) for op in (AmongOp.LARGEST, AmongOp.
 _MORE, _LESS = ("|".join(COMPARATIVES[c]) for c in (Comparator.GT, Comparator.LT))
 _EARLIER_TIME, _LATER_TIME = ("|".join(AS_TIMES[c]) for c in (Comparator.LT, Comparator.GT))
 _OLDER, _YOUNGER = ("|".join(AS_AMOUNTS[c]) for c in (Comparator.GT, Comparator.LT))
+_MORE_SAID, _LESS_SAID = ("|".join(COMPARATIVE_ADJECTIVES[c]) for c in (Comparator.GT,
+                                                                          Comparator.LT))
 _AMOUNT_COMPARATIVES = "|".join(w for c in (Comparator.GT, Comparator.LT)
                                 for w in COMPARATIVE_ADJECTIVES[c])
 
@@ -111,7 +120,8 @@ class Cues:
     time, an amount or a count ("where did ENT place" may ask for a rank)."""
     someone: bool = False
     """Whether the question asks "which" or "what" of a noun that is mostly a person in
-    WordNet ("which natives", "what contestants"): it asks for people, not for any value."""
+    WordNet ("which natives", "what contestants"), or "which ones" ("which of them"): it asks
+    for people or things by name, not for any value."""
     kinds: frozenset[str] = frozenset()
     """What WordNet says the question's common nouns are kinds of, one level up ("women":
     female, adult): a string value so named is stated ("Which women have black hair?": a sex
@@ -196,6 +206,10 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
     ('2015',)
     >>> cues("Who was born more than 500 years before the battle?").comparators
     ('>',)
+    >>> cues("Does N905FJ predate 1990?").comparators
+    ('<',)
+    >>> cues("Which has more horses under the hood, A or B?").comparators
+    ('>',)
     """
     unnamed = question  # what the question says outside its names ("the first series")
     for start, end in spans:
@@ -203,8 +217,12 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
 
     outside = " ".join(unnamed.split())  # "Which Alaska Airlines jets": "Which jets"
 
+    # a verb that says a comparative ("predate": earlier) is read as if the comparative were said
+    compared = " ".join(filter(None, map(comparative_of, re.findall(r"[a-z]+", unnamed.lower()))))
+
     def has(pattern: str) -> bool:
-        return re.search(rf"\b(?:{pattern})\b", unnamed, re.IGNORECASE) is not None
+        return any(re.search(rf"\b(?:{pattern})\b", text, re.IGNORECASE) is not None
+                   for text in (unnamed, compared))
 
     amounts = quantities_in(question)
     said = sorted((q for q in (*amounts, *ordinals_in(question))  # "the first episode": 1
@@ -212,23 +230,31 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                    and not any(start < q.end and q.start < end for start, end in spans)),
                   key=lambda q: q.start)
     more, less = has(_MORE), has(_LESS)
+    if more and less:  # "more horses under the hood": an adjective compares, "under" may place
+        more_said, less_said = has(_MORE_SAID), has(_LESS_SAID)
+        if more_said != less_said:
+            more, less = more_said, less_said
     bounds = tuple(next((c.value for c in (Comparator.GT, Comparator.LT)
-                         if _RIGHT_BEFORE[c].search(question[:q.start])), "") for q in said)
+                         if _RIGHT_BEFORE[c].search(question[:q.start])
+                         or _RIGHT_BEFORE[c].search(_verb_read(question[:q.start]))), "")
+                   for q in said)
     bound = {Comparator(b) for b in bounds if b}
     if bound:  # "more than 500 years before": the words right before a number compare it
         more, less = Comparator.GT in bound, Comparator.LT in bound
     said, bounds = _within_decades(said, bounds)
+    asked = asked_part(question)  # "Tell me where X was born": "where X was born"
     return Cues(is_yes_no(question), asks_relatedness(unnamed) or says_relatedness(unnamed),
                 has(_MOST), has(_LEAST), more, less,
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
-                who=_WHO.match(question) is not None, options=alternatives(question),
-                someone=_asks_for_people(outside),
+                who=_WHO.match(asked) is not None, options=alternatives(question),
+                someone=_asks_for_people(outside) or _WHICH_ONES.search(outside) is not None,
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(outside),
-                graded=graded(unnamed), where=_WHERE.match(question) is not None,
-                how_much=_HOW_MUCH.match(question) is not None,
+                graded=graded(unnamed), where=_WHERE.match(question) is not None or (
+                    asked != question and asked[:5].lower() == "where"),
+                how_much=_HOW_MUCH.match(asked) is not None,
                 bounds=bounds, sameness=says_sameness(question), when=_asks_for_time(question),
                 classes=any(classifies(w) for w in _CLASSES_OF.findall(question.lower())),
                 kinds=frozenset(k for w in re.findall(r"\b[a-z]{3,}\b", outside)
@@ -255,6 +281,14 @@ def _within_decades(said: list, bounds: tuple[str, ...]) -> tuple[list, tuple[st
 # A comparative said right before a number ("more than", "under"), which compares that number.
 _RIGHT_BEFORE = {c: re.compile(rf"\b(?:{'|'.join(COMPARATIVES[c])})(?:\s+than)?\s+$",
                                re.IGNORECASE) for c in (Comparator.GT, Comparator.LT)}
+
+
+def _verb_read(text: str) -> str:
+    """`text` with its last word read as the comparative it says (`relatives.comparative_of`:
+    "does it predate " as "does it earlier "), where it says one."""
+    last = re.search(r"([a-z]+)\s+$", text, re.IGNORECASE)
+    said = last and comparative_of(last.group(1))
+    return f"{text[:last.start()]}{said} " if said else text
 
 
 # The noun a which- or what-question asks "of" something ("what kinds of engines").
@@ -317,7 +351,7 @@ def answer_kind(cue: Cues, candidates: list, node_of, kb) -> list:
                       and not _time_or_amount(node_of(c), kb)] or candidates
     if cue.how_much and not cue.yes_no:  # an amount: a value, not names
         candidates = [c for c in candidates if _valued(node_of(c))] or candidates
-    if cue.someone and not cue.yes_no:  # people are entities: no value, no count
+    if cue.someone and not cue.yes_no:  # people (things) by name: no value, no count
         candidates = [c for c in candidates if node_of(c).op != "Count"
                       and not node_of(c).op.startswith("QueryAttr")] or candidates
     if cue.how_many and not cue.numbers and any(node_of(c).op == "QueryAttr"
@@ -390,6 +424,10 @@ def says_word(text: str, name: str) -> bool:
     wanted = [w for w in words(name).lower().split() if len(w) > 2]
     return any(t == w or (min(len(t), len(w)) >= 6 and (t.startswith(w) or w.startswith(t)))
                for w in wanted for t in said)
+
+
+# "Which ones", "which one", "which of them (these, those)": things by name, as people are.
+_WHICH_ONES = re.compile(r"\bwhich\s+(?:ones?|of\s+(?:them|these|those))\b", re.IGNORECASE)
 
 
 def _asks_for_people(question: str) -> bool:
@@ -567,13 +605,33 @@ def _op(family: str, key_type: str) -> type[Node]:
 
 
 def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
-    """The attribute filters of `node` whose values the question states (`_stated`)."""
+    """The attribute filters of `node` whose values the question states (`_stated`); and a
+    decade's two ("in their sixties": above 59, then below 70) as one step, since the search
+    may not keep the first alone long enough to add the second."""
+    spans = [(low, high) for low, high in zip(cue.numbers, cue.numbers[1:], strict=False)
+             if (low, high) in _decade_pairs(cue)]
     for key, (kind, unit, strings) in sorted(_key_facts(kb).items()):
+        made = {}
         for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key), key):
             if kind == "string":
                 yield FilterStr(input=node, key=key, value=value)
-            else:
-                yield _op("filter", kind)(input=node, key=key, value=value, comparator=comparator)
+                continue
+            made[value, comparator] = _op("filter", kind)
+            yield made[value, comparator](input=node, key=key, value=value,
+                                          comparator=comparator)
+        for low, high in spans:
+            if (low, ">") in made and (high, "<") in made:
+                yield made[high, "<"](input=made[low, ">"](input=node, key=key, value=low,
+                                                          comparator=">"),
+                                      key=key, value=high, comparator="<")
+
+
+def _decade_pairs(cue: Cues) -> set[tuple[str, str]]:
+    """The (above, below) numbers that stand for one decade the question says (the same words
+    written for both, `_within_decades`)."""
+    said = list(zip(cue.numbers, cue.written, cue.bounds, strict=False))
+    return {(a, b) for (a, wa, ca), (b, wb, cb) in zip(said, said[1:], strict=False)
+            if wa == wb and (ca, cb) == (">", "<")}
 
 
 def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
@@ -594,12 +652,25 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
     if cue.yes_no:
         for key, (kind, unit, strings) in sorted(facts.items()):
             attr = QueryAttr(input=node, key=key)
-            for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key),
-                                             key):
+            stated = list(_stated(kind, unit, strings, cue, _profile(kb).span(key), key))
+            for value, comparator in stated:
                 if kind == "string":
                     yield VerifyStr(input=attr, value=value)
                 else:
                     yield _op("verify", kind)(input=attr, value=value, comparator=comparator)
+            truth = _truth(strings) if kind == "string" and not stated else None
+            if truth is not None:  # "is it offered with a manual gearbox": whether it is true
+                yield VerifyStr(input=attr, value=truth)
+
+
+def _truth(strings: frozenset[str]) -> str | None:
+    """The value of a key of two truth values ("true" and "false", "yes" and "no") that says
+    it holds; None for any other key."""
+    pair = {s.lower(): s for s in strings}
+    for said, other in (("true", "false"), ("yes", "no")):
+        if set(pair) == {said, other}:
+            return pair[said]
+    return None
 
 
 def meetings(node: Node, kb, names: tuple[str, ...], cue: Cues) -> Iterator[Node]:
