@@ -207,11 +207,11 @@ def asked_noun(question: str) -> str | None:
     word = _asked_word(question, picked_first=False)
     if word:
         return singular(word)
-    request = _request(question)
-    if request is not None and request.group(2).lower() not in WH_ANSWER_TYPES:
-        word = _head(request.group(2).lower(), (request.group(3) or "").lower())
+    asked = request(question)
+    if asked is not None and asked.group(2).lower() not in WH_ANSWER_TYPES:
+        word = _head(asked.group(2).lower(), (asked.group(3) or "").lower())
         return None if word in _FUNCTION_WORDS else singular(word)
-    opening = (request.group(2).lower() if request is not None else
+    opening = (asked.group(2).lower() if asked is not None else
                next(iter(re.findall(r"\W*([a-z]+)\b", question.lower())[:1]), None))
     if opening in WH_ANSWER_TYPES and opening != "whose":
         return WH_ANSWER_TYPES[opening]
@@ -225,14 +225,13 @@ def asked_part(question: str) -> str:
     >>> asked_part("Tell me where Bossk was born."), asked_part("Where was Bossk born?")
     ('where Bossk was born.', 'Where was Bossk born?')
     """
-    request = _request(question)
-    if request is None or request.group(2).lower() not in (*WH_ANSWER_TYPES, "which", "what",
-                                                           "how"):
+    asked = request(question)
+    if asked is None or asked.group(2).lower() not in (*WH_ANSWER_TYPES, "which", "what", "how"):
         return question
-    return question[request.start(2):]
+    return question[asked.start(2):]
 
 
-def _request(question: str) -> re.Match | None:
+def request(question: str) -> re.Match | None:
     """The `_IMPERATIVE` match of a question that opens with a verb in the imperative (a word
     WordNet has as a verb, in its base form, and no auxiliary or question word: "Name", "List",
     "Tell"), where the question asks with no which, what, how many, every, all or each."""

@@ -385,8 +385,8 @@ def other_names(name: str) -> tuple[str, ...]:
 
     >>> other_names("Domestic cat")[0], "Holland" in other_names("Netherlands"), other_names("Frances")
     ('house cat', True, ())
-    >>> other_names("Speed"), other_names("Jean-Paul Sartre")
-    ((), ())
+    >>> other_names("Speed"), other_names("Jean-Paul Sartre"), other_names("sulfur")
+    ((), (), ('sulphur',))
     """
     wordnet = _wordnet()
     lemma = name.strip().replace(" ", "_")
@@ -399,10 +399,22 @@ def other_names(name: str) -> tuple[str, ...]:
         own = set(re.findall(r"[^\W_]+", said.lower())) <= set(re.findall(r"[^\W_]+",
                                                                           lemma.lower()))
         if (not own and len(said) >= 3 and not re.search(r"\d", said)
-                and ("_" in said or said[:1].isupper())
+                and ("_" in said or said[:1].isupper() or _variant(said, lemma))
                 and wordnet.synsets(said, pos="n")[:1] == senses):
             found.append(said.replace("_", " "))
     return tuple(found)
+
+
+def _variant(word: str, other: str) -> bool:
+    """Whether two words are spellings of one ("sulphur", "sulfur"; "aluminium", "aluminum"):
+    the same first three letters and at most two letters apart."""
+    from difflib import SequenceMatcher
+
+    a, b = word.lower(), other.lower()
+    if a[:3] != b[:3]:
+        return False
+    blocks = SequenceMatcher(None, a, b).get_matching_blocks()
+    return max(len(a), len(b)) - sum(block.size for block in blocks) <= 2
 
 
 @lru_cache(maxsize=4096)

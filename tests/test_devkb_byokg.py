@@ -160,6 +160,7 @@ CASES = [
     ("bakeoff", "Name the season that ran for only eight episodes.", "FilterNum"),
     ("flights", "List the planes that came off the line in 1979.", "FilterYear"),
     ("starwars", "Tell me where Bossk was born.", "Relate"),
+    ("flights", "Name the models that make up SkyWest's fleet.", "Relate"),
     # a fraction after a number in words, and the scale after it
     ("bakeoff", "Did series 10 draw an average audience above nine and a half million?",
      "VerifyNum"),
@@ -293,6 +294,12 @@ def test_an_entity_links_by_another_name_wordnet_gives_what_it_means(kbs):
     question = "Who naps more, a house cat or a dog?"
     _gold("mammals", question)
     assert link_question(question, kbs["mammals"]).entities == ("Domestic cat", "Dog")
+    # a word with a number after it, by its word's other spelling: aluminium-26, sulphur-27
+    question = "Is the half-life of aluminium-26 longer than a million years?"
+    _gold("isotopes", question)
+    assert link_question(question, kbs["isotopes"]).entities == ("aluminum-26",)
+    assert "sulfur-27" in link_question("How often does sulphur-27 kick out a proton after "
+                                        "its beta-plus decay?", kbs["isotopes"]).entities
 
 
 @pytest.mark.parametrize(("question", "values"), [

@@ -184,13 +184,17 @@ def name_table(kb) -> NameTable:
 
 def _other_names(kb) -> dict[str, list[str]]:
     """The entity names by the spellings of the other names WordNet gives what they mean
-    (`relatives.other_names`: "house cat" for Domestic cat), but for a word of the schema
-    (a KB of films with one called "Movie" is not named by every "film")."""
+    (`relatives.other_names`: "house cat" for Domestic cat; of a word with a number after it,
+    its word's: "sulphur-27" for sulfur-27), but for a word of the schema (a KB of films with
+    one called "Movie" is not named by every "film")."""
     schema = {key for name in schema_names(kb) for key in spellings(name_phrase(name) or name)}
     found: dict[str, list[str]] = {}
     for name in dict.fromkeys(kb.names[kb.n_concepts:]):
-        for other in other_names(name) if name else ():
-            for key in spellings(other):
+        # a word with a number after it is named by the word's other names ("sulphur-27")
+        numbered = re.fullmatch(r"([^\W\d_]{3,})([- ]\d+\w*)", name or "")
+        word, rest = numbered.groups() if numbered else (name, "")
+        for other in other_names(word) if word else ():
+            for key in spellings(other + rest):
                 if key not in schema:
                     found.setdefault(key, []).append(name)
     return found

@@ -37,6 +37,7 @@ from koplc.kopl.lexicon import (
     asked_noun,
     asks_how_many,
     base_form,
+    request,
     singular,
 )
 from koplc.kopl.quantities_in_text import quantities_in
@@ -123,8 +124,10 @@ def asked_type(question: str) -> str | None:
     >>> [asked_type(q) for q in ("what genres are the books by ENT", "who wrote ENT",
     ...                          "what was the publication year of ENT", "how many books",
     ...                          "ENT's genus's order?", "what's the most expensive car",
-    ...                          "What's the gas mileage of ENT?", "which ENT were born on ENT")]
-    ['genres', 'person', 'publication year', 'number', 'order', 'car', 'gas mileage', None]
+    ...                          "What's the gas mileage of ENT?", "which ENT were born on ENT",
+    ...                          "Name the models that make up ENT's fleet",
+    ...                          "describe the movie ENT in a few words")]
+    ['genres', 'person', 'publication year', 'number', 'order', 'car', 'gas mileage', None, 'models', None]
     """
     if asks_how_many(question):
         return "number"
@@ -146,6 +149,12 @@ def asked_type(question: str) -> str | None:
             return _named(rest)
         if token in WH_ANSWER_TYPES:
             return WH_ANSWER_TYPES[token]
+    # "Name the models that ...": the words after the verb; not "describe the movie ENT",
+    # which says what the entity is, not what is asked
+    asked = request(question)
+    if asked is not None and "ENT" not in (asked.group(2), asked.group(3)):
+        return _named(re.findall(r"[a-z]+", question[asked.start(2):].replace("ENT", " ")
+                                 .lower()))
     owned = re.findall(r"['’]s\s+([a-z]+)", question.lower())
     if owned and tokens[:1] != ["how"]:  # "how heavy is ENT's brain" asks for a weight
         return owned[-1]  # "ENT's genus's order?": the last thing owned
