@@ -402,14 +402,15 @@ def _worded(text: str, tokens: list[_Token], i: int) -> tuple[list[QuantityInTex
         return [], j + 1
     while run[-1].word in skips:
         run.pop()
-    pieces = _years_said_in_pairs(text, list(_pieces(text, run)))
+    pieces = [(Decimal(value), start, end) for value, start, end
+              in _years_said_in_pairs(text, list(_pieces(text, run)))]
     if pieces:  # "nine and a half million": the last number and its fraction, then its scale
         value, start, end = pieces[-1]
         fraction = _FRACTION.match(text, end)
         if fraction is not None:
             scale = _scale((fraction.group("scale") or "").lower()) or 1
-            pieces[-1] = (Decimal(value) + _FRACTIONS[fraction.group("part").lower()]) * scale,\
-                start, fraction.end()
+            pieces[-1] = ((value + _FRACTIONS[fraction.group("part").lower()]) * scale, start,
+                          fraction.end())
             j = next((k for k, t in enumerate(tokens) if t.start >= fraction.end()), len(tokens))
     found = []
     for n, (number, start, end) in enumerate(pieces):
@@ -418,8 +419,8 @@ def _worded(text: str, tokens: list[_Token], i: int) -> tuple[list[QuantityInTex
                 and not _one_is_a_number(text, start, end):
             continue
         j = after
-        value, start = _signed(text, start, Decimal(number))
-        found.append(QuantityInText(_plain(value), start, end, unit))
+        signed, start = _signed(text, start, number)
+        found.append(QuantityInText(_plain(signed), start, end, unit))
     return found, j
 
 
