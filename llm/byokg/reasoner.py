@@ -338,7 +338,7 @@ class Reasoner:
         nearness."""
         found, topics, order = [], set(linked.entities), linked.entities.index
         cue = question.cue
-        for a, b in permutations(linked.entities[:3], 2):
+        for a, b in permutations(offered_pair(linked) or linked.entities[:3], 2):
             # a yes/no question asks of the entity it names first ("is Luke heavier than Vader")
             asked = not cue.yes_no or order(a) < order(b)
             made = [(node, set()) for node in (
@@ -582,6 +582,20 @@ class ByokgFrontEnd:
                              "candidates": [{"program": c.text, "near": round(c.near, 4),
                                              "lm": round(c.lm, 3),
                                              "score": round(c.score, 4)} for c in found]}))
+
+
+def offered_pair(linked: Linked) -> tuple[str, str] | None:
+    """The two entities a question offers as alternatives, named one after the other with "or"
+    between ("Mg-25 or Mg-26: which makes up more of natural magnesium?"), where it names
+    three or more; None otherwise."""
+    entities, spans, text = linked.entities, linked.spans, linked.question
+    if len(entities) < 3 or len(entities) != len(spans):
+        return None
+    for i in range(len(spans) - 1):
+        if re.fullmatch(r"\s*,?\s*or\s+(?:the\s+)?", text[spans[i][1]:spans[i + 1][0]],
+                        re.IGNORECASE):
+            return entities[i], entities[i + 1]
+    return None
 
 
 def bounded_starts(kb, cue: Cues) -> list[Node]:
