@@ -175,6 +175,8 @@ _ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+
                          r"(?:\s+([a-z]+))?", re.IGNORECASE)
 
 
+_FUNCTION_WORDS = AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE
+
 # A request that opens with a verb in the imperative ("Name the Rodians", "List every plane",
 # "Tell me where X was born", "Give us all of the bakers"): the verb, then the word it asks for.
 _IMPERATIVE = re.compile(r"\W*([a-z]+)\s+(?:(?:me|us)\s+)?(?:(?:all|every|each|some|any)\s+)?"
@@ -244,9 +246,6 @@ def request(question: str) -> re.Match | None:
     return found
 
 
-_FUNCTION_WORDS = AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE
-
-
 def asks_for_one(question: str) -> bool:
     """Whether a question that picks by a superlative (the caller's test) asks for one thing:
     the noun it picks is written in the singular, in a word that has a plural ("the most
@@ -270,16 +269,15 @@ def _asked_word(question: str, picked_first: bool) -> str | None:
     after = _head(found.group(1).lower(), (found.group(2) or "").lower()) if found else None
     chosen = (picked.group(2).lower() if picked and (
         picked.group(1) is None or picked.group(1).lower() in _PICKING) else None)
-    stop = AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE
     words = (chosen, after) if picked_first else (after, chosen)
-    return next((w for w in words if w and w not in stop), None)
+    return next((w for w in words if w and w not in _FUNCTION_WORDS), None)
 
 
 def _head(word: str, following: str) -> str:
     """The noun a wh-word's `word` and the word `following` it name (`asked_noun`)."""
     from koplc.kopl.relatives import compound_noun, modifies  # WordNet, read once needed
 
-    if not following or following in AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE:
+    if not following or following in _FUNCTION_WORDS:
         return word
     if modifies(word, following):
         return following

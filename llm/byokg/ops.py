@@ -77,8 +77,7 @@ _EARLIER_TIME, _LATER_TIME = ("|".join(AS_TIMES[c]) for c in (Comparator.LT, Com
 _OLDER, _YOUNGER = ("|".join(AS_AMOUNTS[c]) for c in (Comparator.GT, Comparator.LT))
 _MORE_SAID, _LESS_SAID = ("|".join(COMPARATIVE_ADJECTIVES[c]) for c in (Comparator.GT,
                                                                           Comparator.LT))
-_AMOUNT_COMPARATIVES = "|".join(w for c in (Comparator.GT, Comparator.LT)
-                                for w in COMPARATIVE_ADJECTIVES[c])
+_AMOUNT_COMPARATIVES = f"{_MORE_SAID}|{_LESS_SAID}"
 
 
 @dataclass(frozen=True)
@@ -608,8 +607,7 @@ def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
     """The attribute filters of `node` whose values the question states (`_stated`); and a
     decade's two ("in their sixties": above 59, then below 70) as one step, since the search
     may not keep the first alone long enough to add the second."""
-    spans = [(low, high) for low, high in zip(cue.numbers, cue.numbers[1:], strict=False)
-             if (low, high) in _decade_pairs(cue)]
+    decades = _decade_pairs(cue)
     for key, (kind, unit, strings) in sorted(_key_facts(kb).items()):
         made = {}
         for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key), key):
@@ -619,7 +617,7 @@ def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
             made[value, comparator] = _op("filter", kind)
             yield made[value, comparator](input=node, key=key, value=value,
                                           comparator=comparator)
-        for low, high in spans:
+        for low, high in decades:
             if (low, ">") in made and (high, "<") in made:
                 yield made[high, "<"](input=made[low, ">"](input=node, key=key, value=low,
                                                           comparator=">"),
