@@ -276,6 +276,7 @@ def modifies(word: str, following: str) -> bool:
     return max(uses["a"], uses["v"]) > uses["n"]
 
 
+@lru_cache(maxsize=4096)
 def base_verb(word: str) -> bool:
     """Whether WordNet has `word` as a verb in its base form ("name", "list", "tell"; not
     "named", "lists", "Paul"). False without WordNet.

@@ -156,6 +156,7 @@ def _kind_held(kb, asked: str) -> bool:
 
 @per_kb()
 def _schema_words(kb) -> tuple[str, ...]:
+    """The schema's names as words, in lower case, once per KB."""
     return tuple(sorted({words(n).lower() for n in schema_names(kb)}))
 
 
@@ -168,7 +169,7 @@ def _phrases(kb) -> tuple[str, ...]:
     come from a cache file): the schema's names as words, their words' verbs and agent nouns,
     and their WordNet relatives but for the adjectives that say a degree of the word ("light"
     of weight: a property is a noun, and "colour" reads near "light")."""
-    said = {words(n).lower() for n in schema_names(kb)}
+    said = set(_schema_words(kb))
     return tuple(sorted(said | {k for word, kin in schema_relatives(kb).items() for k in kin
                                 if word not in measures(k)}
                         | {form for phrase in said for w in phrase.split()
