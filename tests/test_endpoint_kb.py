@@ -621,6 +621,23 @@ def test_the_agent_gives_its_in_memory_answers_on_the_endpoint(kbs, endpoints, t
                          pool=str(pool), response_cache=str(tmp_path / "responses.sqlite")) == []
 
 
+def test_the_agents_search_of_names_lists_the_whole_endpoints_names(kbs, endpoints):
+    """SearchNodes on a question's fragment lists what the whole KB holds (the other species
+    beside Human, not the people around it), as it does on the KB in memory."""
+    from koplc.kopl.grounding.index.kb_indexes import kb_names
+    from koplc.kopl.types import ArgKind
+    from koplc.llm.agent.tools import Tools
+
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    fragment = OnEndpoint(_Inner()).fragment("Which human was born on Tatooine?", on_endpoint)
+    there, here = Tools(fragment), Tools(kbs["starwars"])
+    assert len(kb_names(fragment, ArgKind.ENTITY)) < len(kb_names(kbs["starwars"],
+                                                                 ArgKind.ENTITY))
+    for name in ("Human", "Tatooine", "a wookie", "Skywalker"):
+        assert there.search_nodes(name).text == here.search_nodes(name).text
+    assert there.searched.names(ArgKind.ENTITY) == kb_names(kbs["starwars"], ArgKind.ENTITY)
+
+
 @pytest.mark.model
 def test_koplc_compile_and_eval_take_an_endpoint_url(kbs, endpoints, tmp_path, capsys):
     from koplc.cli import main

@@ -1,6 +1,7 @@
 """The agent's tools over koplc's own parts, on any KB and backend.
 
-- `search_nodes(name)`: the entity and concept names nearest to `name` (grounding indexes).
+- `search_nodes(name)`: the entity and concept names nearest to `name` (grounding indexes; on
+  a fragment of an endpoint's KB, the whole KB's: `koplc.kopl.grounding.index.whole`).
 - `search_graph_patterns(entities, semantic)`: the one-hop patterns around an entity set given
   as a KoPL program or a `SELECT ?e WHERE …` query: relations both ways, attributes with a
   sample value, qualifiers; ranked by MiniLM similarity to `semantic`.
@@ -72,6 +73,7 @@ class Tools:
                  options=None):
         from koplc.kopl.execution.executor import DEFAULT
         from koplc.kopl.grounding.index.kb_indexes import Indexes
+        from koplc.kopl.grounding.index.whole import whole_indexes
 
         if backend not in ("native", "oxigraph", "endpoint"):
             raise KoplcError(f"unknown backend {backend!r}; choose native, oxigraph or "
@@ -80,6 +82,8 @@ class Tools:
         # A fragment of an endpoint's KB has no file: its indexes are kept in memory only.
         source = None if getattr(kb, "whole", None) is not None else kb.source
         self.indexes = indexes or Indexes.for_kb(kb, source or None)
+        # SearchNodes lists what the whole KB holds, a fragment's KB's where it is one.
+        self.searched = (whole_indexes(kb) if indexes is None else None) or self.indexes
         self.timeout, self.limit = timeout, limit
         self.options = options or DEFAULT  # how programs run (CONVERTING: across units)
         self._store, self._units = store, None
@@ -118,14 +122,14 @@ class Tools:
         scored: dict[tuple[str, str], float] = {}
         vector = None
         for kind, word in ((ArgKind.ENTITY, "entity"), (ArgKind.CONCEPT, "concept")):
-            index = self.indexes.get(kind)
+            index = self.searched.get(kind)
             if not len(index):
                 continue
             hits = [(label, 1.0) for label in (index.exact(name), *index.same_normal_form(name))
                     if label is not None]
             hits += [(label, 0.5 + s / 2) for label, s in index.fuzzy(name, self.limit)]
             if vector is None:
-                vector = self.indexes.embedder.encode_queries([name])[0]
+                vector = self.searched.embedder.encode_queries([name])[0]
             hits += index.search(vector, self.limit)
             for label, score in hits:
                 key = (index.names[label], word)
