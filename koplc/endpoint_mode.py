@@ -35,7 +35,7 @@ from koplc.sparql_backend.by_number import chosen_by_number
 from koplc.sparql_backend.by_string import chosen_by_string
 from koplc.sparql_backend.endpoint_kb import EndpointKB
 from koplc.sparql_backend.fragments import fragment_of
-from koplc.sparql_backend.name_table import SEEDS, NameTable
+from koplc.sparql_backend.name_table import SEEDS, NameTable, name_table
 from koplc.sparql_backend.terms import iri
 
 # Front ends whose per-KB state needs the KB's explored pool (byokg only with its rerank).
@@ -144,13 +144,6 @@ def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:
     held = set(items)
     first = [a for a in ranked if a in held]
     return tuple(dict.fromkeys([*first, *sorted(items)]))
-
-
-def name_table(kb: EndpointKB, progress: bool = False) -> NameTable:
-    """The endpoint's name table in its cache folder, streamed from the endpoint the first
-    time (what `koplc index URL` builds ahead)."""
-    folder = kb.folder or Path(tempfile.mkdtemp(prefix="koplc-endpoint-"))
-    return NameTable.open(kb, folder / "names.sqlite", progress)
 
 
 # The programs of an endpoint's explored pool (on a fragment around `seeds` sampled entities).

@@ -14,6 +14,7 @@ import os
 import re
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
 
 from koplc.kopl.grounding.mentions import LONGEST, plain, plausible_in
@@ -124,3 +125,10 @@ class NameTable:
                         dict.fromkeys(node for node, _ in rows))
         taken = list(found[True])
         return taken, [node for node in found[False] if node not in found[True]]
+
+
+def name_table(kb, progress: bool = False) -> NameTable:
+    """The endpoint KB's name table in its cache folder, streamed from the endpoint the first
+    time (what `koplc index URL` builds ahead)."""
+    folder = kb.folder or Path(tempfile.mkdtemp(prefix="koplc-endpoint-"))
+    return NameTable.open(kb, folder / "names.sqlite", progress)

@@ -638,6 +638,27 @@ def test_the_agents_search_of_names_lists_the_whole_endpoints_names(kbs, endpoin
     assert there.searched.names(ArgKind.ENTITY) == kb_names(kbs["starwars"], ArgKind.ENTITY)
 
 
+def test_the_agents_demonstrations_read_on_the_endpoint_as_in_memory(kbs, endpoints):
+    """A pool demonstration about other entities than the question's is replayed once per
+    endpoint, on a fragment around its own entities: its dialog reads as it does on the KB in
+    memory, where on the question's fragment its steps would find other things."""
+    from koplc.llm.agent.dialog import replay
+    from koplc.llm.agent.replays import endpoint_replays
+    from koplc.llm.agent.tools import Tools
+
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    fragment = OnEndpoint(_Inner()).fragment("How tall is Yoda?", on_endpoint)
+    question = "Who else comes from the homeworld of Chewbacca?"
+    program = ("Step 1: Find(Chewbacca)\nStep 2: Relate(homeworld, forward)\n"
+               "Step 3: Relate(homeworld, backward)\nStep 4: QueryName()")
+    in_memory = replay(question, program, Tools(kbs["starwars"])).text()
+    replays = endpoint_replays(fragment, Tools(fragment).options)
+    assert replays(question, program, ("Chewbacca",)).text() == in_memory
+    assert replays(question, program, ("Chewbacca",)) is replays(question, program, ())
+    assert replay(question, program, Tools(fragment)).text() != in_memory
+    assert endpoint_replays(kbs["starwars"], Tools(fragment).options) is None
+
+
 @pytest.mark.model
 def test_koplc_compile_and_eval_take_an_endpoint_url(kbs, endpoints, tmp_path, capsys):
     from koplc.cli import main

@@ -15,6 +15,7 @@ from koplc.kopl.execution.judge import says_nothing
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.llm.agent.loop import Agent, AgentOptions, AgentRun
 from koplc.llm.agent.memory import DialogMemory
+from koplc.llm.agent.replays import endpoint_replays
 from koplc.llm.agent.tools import Tools
 from koplc.llm.symkgqa.demos import Demo, steps_of
 
@@ -46,7 +47,8 @@ class AgentFrontEnd:
     def _build(self, kb) -> Agent:
         tools = Tools(kb, backend=self.settings.backend, options=self.execution)
         demos = self.settings.demos if self.settings.demos is not None else self._pool(kb)
-        memory = DialogMemory.from_demos(tools, demos, self.settings.saved)
+        memory = DialogMemory.from_demos(tools, demos, self.settings.saved,
+                                         endpoint_replays(kb, self.execution))
         # Without questions people wrote, the BYOKG search's near-best programs on the
         # question's own entities are the nearest demonstrations (as the llm front end's
         # demos="auto"): an explored pool's nearest question mostly asks something else.

@@ -35,10 +35,13 @@ class DialogMemory:
     """The demonstrations of one KB: `pairs` (question, entities, program) and the dialogs
     saved in `saved` (JSONL; created on the first save)."""
 
-    def __init__(self, tools, pairs=(), saved: str | Path | None = None):
+    def __init__(self, tools, pairs=(), saved: str | Path | None = None, replays=None):
         from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER
 
         self.tools, self.embedder = tools, DEFAULT_EMBEDDER
+        # (question, program, entities) -> the pool demonstration's dialog replayed on the
+        # whole KB, or None: on an endpoint (`replays.EndpointReplays`); else on `tools`
+        self.replays = replays
         self.saved = Path(saved) if saved else None
         self.entries = [Entry(masked, tuple(entities), question, program)
                         for question, entities, program, masked in pairs]
@@ -52,10 +55,10 @@ class DialogMemory:
         self._vectors = None
 
     @classmethod
-    def from_demos(cls, tools, demos, saved=None) -> DialogMemory:
+    def from_demos(cls, tools, demos, saved=None, replays=None) -> DialogMemory:
         """A memory of few-shot `Demo`s (question, entities, steps, template)."""
         return cls(tools, [(d.question, d.entities, d.program, d.template or d.question)
-                           for d in demos], saved)
+                           for d in demos], saved, replays)
 
     @staticmethod
     def of_demos(demos) -> list[Entry]:
@@ -89,7 +92,10 @@ class DialogMemory:
 
     def dialog(self, entry: Entry) -> Dialog:
         if entry.dialog is None:
-            entry.dialog = replay(entry.question, entry.program, self.tools)
+            kept = None
+            if self.replays is not None and entry.source == "pool":
+                kept = self.replays(entry.question, entry.program, entry.entities)
+            entry.dialog = kept or replay(entry.question, entry.program, self.tools)
         return entry.dialog
 
     def same_template(self, masked: str) -> Entry | None:

@@ -147,7 +147,8 @@ class Tools:
         nodes = self.entity_nodes(entities)
         if not nodes:
             return Observation("Error: the entity set is empty", ok=False)
-        patterns = self.patterns(nodes[:MAX_NODES])
+        # the first by name: the same entities whatever order the KB stores them in
+        patterns = self.patterns(sorted(nodes, key=self.kb.names.__getitem__)[:MAX_NODES])
         if not patterns:
             return Observation("(no patterns)", data={"entities": len(nodes)})
         labels = sorted(patterns)
@@ -165,19 +166,26 @@ class Tools:
                            data={"entities": len(nodes)})
 
     def patterns(self, nodes: list[int]) -> dict[str, str]:
-        """Pattern label -> a sample value, over the nodes' stored facts."""
+        """Pattern label -> a sample value (the least, as text: the same whatever order the
+        KB stores its facts in, in memory or on a fragment of an endpoint's KB), over the
+        nodes' stored facts."""
         kb, found = self.kb, {}
+
+        def see(label: str, value) -> None:
+            value = str(value)
+            if label not in found or value < found[label]:
+                found[label] = value
+
         for n in nodes:
             for fact in kb.relations[n]:
                 other = fact[3] if fact[0] == n else fact[0]
-                label = f"relation {fact[RELATION]} {fact[2]}"
-                found.setdefault(label, kb.names[other])
+                see(f"relation {fact[RELATION]} {fact[2]}", kb.names[other])
                 for key, values in fact[QUALIFIERS].items():
-                    found.setdefault(f"qualifier {key} of {fact[RELATION]}", str(values[0]))
+                    see(f"qualifier {key} of {fact[RELATION]}", values[0])
             for fact in kb.attributes[n]:
-                found.setdefault(f"attribute {fact[0]}", str(fact[VALUE]))
+                see(f"attribute {fact[0]}", fact[VALUE])
                 for key, values in fact[QUALIFIERS].items():
-                    found.setdefault(f"qualifier {key} of {fact[0]}", str(values[0]))
+                    see(f"qualifier {key} of {fact[0]}", values[0])
         return found
 
     def entity_nodes(self, entities: str | Node) -> list[int]:
