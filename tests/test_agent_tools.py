@@ -56,6 +56,18 @@ def test_execute_kopl_answers_with_names(tools):
     assert seen.answers == ("Cleveland Cavaliers",)
 
 
+def test_a_set_of_names_is_answered_sorted_once_each(tools):
+    """Names or values of several entities come sorted, each once: not in the order a KB
+    happens to store its entities in (a fragment of an endpoint's KB stores them otherwise)."""
+    seen = tools.call("ExecuteKoPL", "FindAll()\nFilterConcept(athlete)\nQueryName()")
+    assert len(seen.answers) > 1 and seen.answers == tuple(sorted(set(seen.answers)))
+
+
+def test_a_patterns_sample_does_not_depend_on_the_order_facts_are_read_in(tools):
+    nodes = tools.entity_nodes("FindAll()")[:60]
+    assert tools.patterns(nodes) == tools.patterns(nodes[::-1])
+
+
 def test_execute_sparql_answers_with_names(tools):
     seen = tools.call("ExecuteSPARQL", 'SELECT ?e WHERE { ?e <pred:name> "LeBron James" }')
     assert seen.answers == ("LeBron James",) and "http" not in seen.text

@@ -212,7 +212,9 @@ class Tools:
             items = sorted(dict.fromkeys(names))
             text = f"{len(items)} entities:\n" + listing(items, self.limit)
         else:
-            items = [str(v) for v in answer.items()]
+            # a set of names or values, sorted as the observation lists it (not in the order
+            # the KB happens to store their entities in)
+            items = sorted(dict.fromkeys(str(v) for v in answer.items()))
             text = listing(items, self.limit) if len(items) != 1 else items[0]
         return Observation(text, answers=tuple(items), data={"type": str(answer.type)})
 
