@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,9 +113,24 @@ class DialogMemory:
             return []
         with self._lock:
             if self._vectors is None or len(self._vectors) != len(self.entries):
-                texts = [e.masked for e in self.entries]
-                self._vectors = np.asarray(self.embedder.encode(texts), dtype=np.float32)
+                self._vectors = _vectors(self.embedder, tuple(e.masked for e in self.entries))
             vectors = self._vectors
         query = self.embedder.encode_queries([masked])[0]
         order = nearest_first(vectors @ query)
         return [self.entries[i] for i in order[:n]][::-1]
+
+
+# The vectors of the last few memories' questions, for the process: on an endpoint each
+# question's fragment gets a memory of its own, of the same pool (300 questions: 4.6 s).
+_KEPT: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
+KEPT = 4
+
+
+def _vectors(embedder, texts: tuple[str, ...]) -> np.ndarray:
+    vectors = _KEPT.get(texts)
+    if vectors is None:
+        vectors = _KEPT[texts] = np.asarray(embedder.encode(list(texts)), dtype=np.float32)
+        if len(_KEPT) > KEPT:
+            _KEPT.popitem(last=False)
+    _KEPT.move_to_end(texts)
+    return vectors
