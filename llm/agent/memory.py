@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -122,17 +122,6 @@ class DialogMemory:
 
 # The vectors of the last few memories' questions, for the process: on an endpoint each
 # question's fragment gets a memory of its own, of the same pool (300 questions: 4.6 s).
-_KEPT: OrderedDict[tuple[str, ...], np.ndarray] = OrderedDict()
-_KEPT_LOCK = threading.Lock()  # `koplc serve` answers questions in several threads
-KEPT = 4
-
-
+@lru_cache(maxsize=4)
 def _vectors(embedder, texts: tuple[str, ...]) -> np.ndarray:
-    with _KEPT_LOCK:
-        vectors = _KEPT.get(texts)
-        if vectors is None:
-            vectors = _KEPT[texts] = np.asarray(embedder.encode(list(texts)), dtype=np.float32)
-            if len(_KEPT) > KEPT:
-                _KEPT.popitem(last=False)
-        _KEPT.move_to_end(texts)
-        return vectors
+    return np.asarray(embedder.encode(list(texts)), dtype=np.float32)
