@@ -339,6 +339,27 @@ class EndpointKB:
     def run(self, program, options=None) -> list[str]:
         return self.answers(self.lowered(program, options))
 
+    def bounded_answer(self, program, options=None, most: int = 10_000):
+        """The Answer of `program` on the whole endpoint, or None when it holds more than
+        `most` items (the query asks for one more and no further)."""
+        from koplc.sparql_backend.results import run_lowered
+
+        lowered = self.lowered(program, options)
+        limited = replace(lowered, query=f"{lowered.query}\nLIMIT {most + 1}")
+        answer = run_lowered(limited, _Purposed(self, "running the program"))
+        return None if len(answer.items()) > most else answer
+
+    def names_of(self, ids: list[str], chunk: int = 500) -> dict[str, str]:
+        """id -> name of the entities `ids` (a query a chunk of them)."""
+        e, found = self.encoding, {}
+        for start in range(0, len(ids), chunk):
+            values = " ".join(iri(e.node(i)) for i in ids[start:start + chunk])
+            rows = self.select(f"SELECT ?x ?name WHERE {{ VALUES ?x {{ {values} }}\n"
+                               f"?x {iri(e.name_predicate)} ?name }}", "naming entities")
+            self.require(rows, ["x", "name"], "naming entities")
+            found.update({e.node_id(r["x"].value): r["name"].value for r in rows})
+        return found
+
     def answers(self, lowered) -> list[str]:
         """The answers of a program `lowered` for this endpoint, as strings."""
         from koplc.sparql_backend.results import run_lowered

@@ -638,6 +638,28 @@ def test_the_agents_search_of_names_lists_the_whole_endpoints_names(kbs, endpoin
     assert there.searched.names(ArgKind.ENTITY) == kb_names(kbs["starwars"], ArgKind.ENTITY)
 
 
+def test_the_agents_programs_run_on_the_whole_endpoint(kbs, endpoints, monkeypatch):
+    """ExecuteKoPL on a question's fragment answers what the program gives on the whole KB (as
+    in memory), its entities named even where the fragment lacks them; past the bound on
+    items, the fragment's answer."""
+    from koplc.llm.agent import tools as agent_tools
+    from koplc.llm.agent.tools import Tools
+
+    on_endpoint = endpoint_kb(endpoints, "starwars", "wikidata")
+    fragment = OnEndpoint(_Inner()).fragment("How tall is Yoda?", on_endpoint)
+    there, here = Tools(fragment), Tools(kbs["starwars"])
+    programs = ["FindAll()\nCount()", "FindAll()", "Find(Chewbacca)\nRelate(homeworld, forward)",
+                "FindAll()\nFilterConcept(character)\nQueryAttr(height)"]
+    assert len(fragment.ids) < len(kbs["starwars"].ids)
+    for program in programs:
+        assert there.execute_kopl(program).text == here.execute_kopl(program).text
+    monkeypatch.setattr(agent_tools, "WHOLE_ITEMS", 5)
+    assert there.execute_kopl("FindAll()\nCount()").text == here.execute_kopl(
+        "FindAll()\nCount()").text
+    assert there.execute_kopl("FindAll()").text == Tools(fragment, backend="oxigraph") \
+        .execute_kopl("FindAll()").text != here.execute_kopl("FindAll()").text
+
+
 def test_the_agents_demonstrations_read_on_the_endpoint_as_in_memory(kbs, endpoints):
     """A pool demonstration about other entities than the question's is replayed once per
     endpoint, on a fragment around its own entities: its dialog reads as it does on the KB in

@@ -5,7 +5,8 @@
 - `search_graph_patterns(entities, semantic)`: the one-hop patterns around an entity set given
   as a KoPL program or a `SELECT ?e WHERE …` query: relations both ways, attributes with a
   sample value, qualifiers; ranked by MiniLM similarity to `semantic`.
-- `execute_kopl(program)` / `execute_sparql(query)`: answers as names, never IRIs.
+- `execute_kopl(program)` / `execute_sparql(query)`: answers as names, never IRIs (on a
+  fragment of an endpoint's KB, ExecuteKoPL runs on the whole KB, as lowered SPARQL).
 
 Every output is short and deterministic (sorted, cut at `limit` lines with a count of what was
 left out), every call has a timeout, and a failing call is an Observation, never an exception.
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from koplc.kopl.answer import ENTITY_TYPES
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.ir import Node
+from koplc.kopl.kb.access import whole_of
 from koplc.kopl.kb.model import QUALIFIERS, RELATION, VALUE
 from koplc.kopl.types import ArgKind
 from koplc.llm.agent.readonly import require_read_only
@@ -27,6 +29,9 @@ TOOLS = ("SearchNodes", "SearchGraphPatterns", "ExecuteKoPL", "ExecuteSPARQL")
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="koplc-tool")
 MAX_CHARS = 2000  # an observation's text is cut here, whatever the limit in lines
 MAX_NODES = 200  # SearchGraphPatterns reads the patterns of this many entities at most
+# ExecuteKoPL on a fragment of an endpoint's KB answers from the whole KB up to this many items
+# (a bound on one call's rows, not tuned on any data), from the fragment past it.
+WHOLE_ITEMS = 10_000
 
 
 @dataclass(frozen=True)
@@ -206,9 +211,12 @@ class Tools:
     def execute_kopl(self, program: str | Node) -> Observation:
         """Run a KoPL program (any syntax, or IR) on the backend; answers as names."""
         node = program if isinstance(program, Node) else _parse(program)
-        answer = self._execute(node)
+        answer, named = self._whole_answer(node)
+        if answer is None:
+            answer = self._execute(node)
+            named = {i: self.kb.names[self.kb.id_to_node[i]] for i in answer.entity_ids or ()}
         if answer.is_entities:
-            names = [self.kb.names[self.kb.id_to_node[i]] for i in answer.entity_ids]
+            names = [named[i] for i in answer.entity_ids if i in named]
             items = sorted(dict.fromkeys(names))
             text = f"{len(items)} entities:\n" + listing(items, self.limit)
         else:
@@ -268,6 +276,20 @@ class Tools:
             self._units = units_in(self.store, encoding_named(self.encoding))
         return run_lowered(lower(program, self.encoding, self.options, self._units),
                            self.store)
+
+    def _whole_answer(self, program: Node) -> tuple:
+        """On a fragment of an endpoint's KB, the program's Answer on the whole KB (what it
+        gives in memory) with its entities' names; (None, None) elsewhere, or for an answer
+        of over WHOLE_ITEMS items (the fragment's answer is shown then)."""
+        whole = whole_of(self.kb)
+        if whole is None or self.backend != "native":
+            return None, None
+        answer = whole.bounded_answer(program, self.options, WHOLE_ITEMS)
+        if answer is None or not answer.is_entities:
+            return answer, {}
+        ids = list(dict.fromkeys(answer.entity_ids))
+        held = {i: self.kb.names[self.kb.id_to_node[i]] for i in ids if i in self.kb.id_to_node}
+        return answer, {**held, **whole.names_of([i for i in ids if i not in held])}
 
     def _run_select(self, query: str) -> list[dict]:
         require_read_only(query)
