@@ -68,3 +68,36 @@ def test_the_agents_own_options_keep_the_pool_named_beside_them():
     named = AgentSettings(pool_file="own.jsonl")
     assert open_agent(Settings(lm=object(), options=named,
                                pool="pool.jsonl")).settings.pool_file == "own.jsonl"
+
+
+def test_the_agents_program_meets_the_back_halfs_repairs_after_it_runs():
+    """As the llm front end's program does: a dialog that wrote nothing gets the search's best
+    program; names listed for a "how many" question are counted; a program that fits the
+    question as well as the search's best is left as it is. No LM: the search needs none."""
+    from koplc.kopl.answering.linking import link_question
+    from koplc.kopl.frontend import Compiled
+    from koplc.llm.agent.frontend import Searcher
+    from koplc.llm.agent.tools import Tools, _parse
+
+    starwars = load_kb(FIXTURES / "devkbs" / "starwars" / "kb.nt")
+    searcher, tools = Searcher(starwars), Tools(starwars)
+    question = "How many characters come from Tatooine?"
+    linked = link_question(question, starwars)
+    natives = tools.execute_kopl("Find(Tatooine)\nRelate(homeworld, backward)\nQueryName()")
+    assert len(natives.answers) > 1
+
+    nothing = searcher.repaired(Compiled(question, "agent", failure="parse"), linked, starwars)
+    assert nothing.answers == (str(len(natives.answers)),)
+    assert nothing.failure is None and nothing.provenance.stage == "search"
+
+    listed = _parse("Find(Tatooine)\nRelate(homeworld, backward)\nQueryName()")
+    written = Compiled(question, "agent", program=listed, grounded=listed,
+                       answers=natives.answers)
+    counted = searcher.repaired(written, linked, starwars)
+    assert counted.answers == (str(len(natives.answers)),)
+    assert counted.grounded.op == "Count" and counted.program is listed
+
+    where = "Where is Luke Skywalker from?"
+    right = _parse("Find(Luke Skywalker)\nRelate(homeworld, forward)\nQueryName()")
+    kept = Compiled(where, "agent", program=right, grounded=right, answers=("Tatooine",))
+    assert searcher.repaired(kept, link_question(where, starwars), starwars) is kept

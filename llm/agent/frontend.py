@@ -8,7 +8,9 @@ from dataclasses import dataclass, replace
 
 from koplc.kopl.answering.linking import link_question, nothing_linked
 from koplc.kopl.answering.per_kb import PerKB
-from koplc.kopl.answering.stages import StageFailure, checked, parse_program, timed
+from koplc.kopl.answering.repairs.context import RepairContext, SearchBest
+from koplc.kopl.answering.repairs.driver import repair
+from koplc.kopl.answering.stages import StageFailure, checked, parse_program, run, timed
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import CONVERTING
 from koplc.kopl.execution.judge import says_nothing
@@ -79,9 +81,10 @@ class AgentFrontEnd:
         if failed is not None:
             return failed
         compiled = compiled_of(agent.start(question).run())
-        if compiled.answers and isinstance(agent.searcher, Searcher):
-            error = agent.searcher.lacking(linked, compiled.final)
-            if error is not None:  # a fact the KB holds for things like the entity, not for it
+        if isinstance(agent.searcher, Searcher):
+            compiled = agent.searcher.repaired(compiled, linked, kb)
+            error = agent.searcher.unfit(linked, compiled.final) if compiled.answers else None
+            if error is not None:  # as `--frontend byokg` says nothing is found
                 compiled = replace(compiled, answers=(), failure="unfit", error=error)
         return replace(compiled, seconds={**seconds, **compiled.seconds})
 
@@ -89,8 +92,9 @@ class AgentFrontEnd:
 class Searcher:
     """The BYOKG search on one KB, for the agent: called with a linked question and n, at most
     n of its programs that fit the question best, as demonstrations on its own entities (the
-    best last); `lacking`, its refusal of a question asking for a fact the KB lacks for its
-    entity. The last question's programs are kept: both ask for the same question."""
+    best last); `repaired`, the back half's repairs of the dialog's program after it ran;
+    `unfit`, the search's refusals of it. The last question's programs are kept: all three
+    ask for the same question."""
 
     def __init__(self, kb):
         from koplc.llm.byokg.reasoner import ByokgOptions, Reasoner
@@ -108,10 +112,35 @@ class Searcher:
         found = self.found(linked)
         return self.reasoner.demonstrations(linked, found, n) if found else []
 
-    def lacking(self, linked, node) -> str | None:
-        """Why nothing is found for `node`, the dialog's program (Reasoner.lacking_beside);
-        None when nothing says so."""
-        return self.reasoner.lacking_beside(linked, self.found(linked), node)
+    def repaired(self, compiled: Compiled, linked, kb) -> Compiled:
+        """The back half's repairs after a run (`koplc.kopl.answering.repairs`, as the llm
+        front end's program meets them): a "how many" question's names counted, and the
+        search's best program in place of the dialog's when that answers nothing or fits the
+        question more than the repairs' margin worse. `compiled` itself when none applies."""
+        found = self.found(linked)
+        best = found[0] if found else None
+        base = compiled.final if compiled.final is not None else (best.node if best else None)
+        if base is None:
+            return compiled
+        asked = self.reasoner.asked(linked) if best is not None else None
+        ctx = RepairContext(
+            linked, kb, answered=bool(compiled.answers),
+            fit=(lambda node: self.reasoner.fit_beside(node, best.node, asked)) if best else None,
+            search=SearchBest(best.node, best.near) if best is not None else None)
+        seconds = dict(compiled.seconds)
+        with timed(seconds, "repair"):
+            done = repair(base, ctx, "ran", lambda node: run(node, kb, seconds, CONVERTING))
+        if done.by is None:
+            return compiled
+        provenance = replace(compiled.provenance, stage=done.by, notes={
+            **compiled.provenance.notes, "repairs": list(done.changes)})
+        return replace(compiled, grounded=done.program, answers=done.run.answers,
+                       failure=None, error=None, seconds=seconds, provenance=provenance)
+
+    def unfit(self, linked, node) -> str | None:
+        """Why nothing is found for `node`, the dialog's program (`Reasoner.unfit`); None when
+        nothing says so."""
+        return self.reasoner.unfit(linked, self.found(linked), node)
 
 
 def compiled_of(run: AgentRun) -> Compiled:

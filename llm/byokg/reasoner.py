@@ -442,6 +442,14 @@ class Reasoner:
         qualifier's name asks for the qualifier, not the plain attribute."""
         return node in answer_kind(question.cue, [node, best], lambda n: n, self.kb)
 
+    def fit_beside(self, node: Node, best: Node, question: Asked) -> float:
+        """How well `node`, another front end's program, fits the question as the search
+        measures it; -inf where the search's rules of the question's form would drop it
+        beside the search's `best` (`keeps_form`)."""
+        if not self.keeps_form(node, best, question):
+            return float("-inf")
+        return self.nearness([node], question)[0]
+
     def refuses(self, linked: Linked, found: list[Candidate], node: Node) -> bool:
         """Whether the search's refusal holds for `node`, another front end's program: no
         program the search `found` fits the question as well as `min_fit`, nor does `node`,
@@ -470,6 +478,17 @@ class Reasoner:
         fact = program.key if program.op == "QueryAttr" else program.input.relation
         return (f"nothing found: the KB holds {fact!r} for {plural(concept)} but not for "
                 f"{entity!r}")
+
+    def unfit(self, linked: Linked, found: list[Candidate], node: Node) -> str | None:
+        """Why nothing is found for `node`, another front end's program, as `--frontend byokg`
+        says for the same question: no program fits (`refuses`), or one asking for a fact the
+        entity lacks fits clearly better than any that answers, `node` included
+        (`lacking_beside`); None when neither holds."""
+        if self.refuses(linked, found, node):
+            return ("nothing found: neither the program written nor any the search found "
+                    f"fits the question (fit below {self.options.min_fit}); the KB may not "
+                    "hold what it asks")
+        return self.lacking_beside(linked, found, node)
 
     def lacking_beside(self, linked: Linked, found: list[Candidate], node: Node) -> str | None:
         """`lacking` for `node`, another front end's program: over the best fit of the

@@ -279,7 +279,7 @@ class Compiler:
         ctx = RepairContext(
             linked, self.kb, answered=answered, unanswered=empty[1:] if not answered else (),
             score=lambda node: self._repair_score(node, linked.question, prompt),
-            fit=(lambda node: self._fit(node, asked, best.node)) if best else None,
+            fit=(lambda node: self._searcher.fit_beside(node, best.node, asked)) if best else None,
             search=SearchBest(best.node, best.near) if best is not None else None,
             margin=opts.fit_margin)
         clock = time.perf_counter()
@@ -292,13 +292,6 @@ class Compiler:
                                 parsed=done.program, grounded=text, changes=list(done.changes),
                                 answer=list(done.run.answers), node=done.program))
         return len(attempts) - 1
-
-    def _fit(self, node, asked, best) -> float:
-        """How well `node` fits the question, as the search measures it; no fit at all where
-        the search's rules of the question's form would drop it beside the search's `best`."""
-        if not self._searcher.keeps_form(node, best, asked):
-            return float("-inf")
-        return self._searcher.nearness([node], asked)[0]
 
     def _typed(self, attempts: list[Attempt], chosen: int | None, linked, searched: list,
                opts: CompileOptions, seconds) -> int | None:
@@ -354,15 +347,9 @@ class Compiler:
         node = attempts[chosen].node if chosen is not None else None
         if not searched or node is None:
             return chosen
-        searcher = self._searcher
-        if searcher.refuses(linked, searched, node):
-            error = ("nothing found: neither the generated program nor any the search found "
-                     f"fits the question (fit below {searcher.options.min_fit}); the KB may not "
-                     "hold what it asks")
-        else:
-            error = searcher.lacking_beside(linked, searched, node)
-            if error is None:
-                return chosen
+        error = self._searcher.unfit(linked, searched, node)
+        if error is None:
+            return chosen
         attempts.append(Attempt("", source="unfit", failed="unfit", error=error))
         return len(attempts) - 1
 
