@@ -211,13 +211,11 @@ class Tools:
     def execute_kopl(self, program: str | Node) -> Observation:
         """Run a KoPL program (any syntax, or IR) on the backend; answers as names."""
         node = program if isinstance(program, Node) else _parse(program)
-        answer, named = self._whole_answer(node)
+        answer = self._whole_answer(node)
         if answer is None:
             answer = self._execute(node)
-            named = {i: self.kb.names[self.kb.id_to_node[i]] for i in answer.entity_ids or ()}
         if answer.is_entities:
-            names = [named[i] for i in answer.entity_ids if i in named]
-            items = sorted(dict.fromkeys(names))
+            items = sorted(dict.fromkeys(self._entity_names(answer.entity_ids)))
             text = f"{len(items)} entities:\n" + listing(items, self.limit)
         else:
             # a set of names or values, sorted as the observation lists it (not in the order
@@ -277,19 +275,25 @@ class Tools:
         return run_lowered(lower(program, self.encoding, self.options, self._units),
                            self.store)
 
-    def _whole_answer(self, program: Node) -> tuple:
+    def _whole_answer(self, program: Node):
         """On a fragment of an endpoint's KB, the program's Answer on the whole KB (what it
-        gives in memory) with its entities' names; (None, None) elsewhere, or for an answer
-        of over WHOLE_ITEMS items (the fragment's answer is shown then)."""
+        gives in memory); None elsewhere, or for an answer of over WHOLE_ITEMS items (the
+        fragment's answer is shown then)."""
         whole = whole_of(self.kb)
         if whole is None or self.backend != "native":
-            return None, None
-        answer = whole.bounded_answer(program, self.options, WHOLE_ITEMS)
-        if answer is None or not answer.is_entities:
-            return answer, {}
-        ids = list(dict.fromkeys(answer.entity_ids))
-        held = {i: self.kb.names[self.kb.id_to_node[i]] for i in ids if i in self.kb.id_to_node}
-        return answer, {**held, **whole.names_of([i for i in ids if i not in held])}
+            return None
+        return whole.bounded_answer(program, self.options, WHOLE_ITEMS)
+
+    def _entity_names(self, ids: list[str]) -> list[str]:
+        """The names of the entities `ids`: the KB's own, and on a fragment of an endpoint's
+        KB the endpoint's for those the fragment lacks."""
+        ids = list(dict.fromkeys(ids))
+        named = {i: self.kb.names[self.kb.id_to_node[i]] for i in ids if i in self.kb.id_to_node}
+        missing = [i for i in ids if i not in named]
+        whole = whole_of(self.kb) if missing else None
+        if whole is not None:
+            named.update(whole.names_of(missing))
+        return [named[i] for i in ids if i in named]
 
     def _run_select(self, query: str) -> list[dict]:
         require_read_only(query)
