@@ -171,8 +171,8 @@ def alternatives(question: str) -> tuple[str, ...]:
     return found.groups() if found else ()
 
 
-_ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+the\s+)?([a-z]+)"
-                         r"(?:\s+([a-z]+))?", re.IGNORECASE)
+_ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+the\s+)?"
+                         r"((?:[a-z]+-)*[a-z]+(?:\s+(?:[a-z]+-)*[a-z]+){0,3})", re.IGNORECASE)
 
 
 _FUNCTION_WORDS = AUXILIARIES | ARTICLES | CONTENT_STOP_WORDS | HAVE
@@ -266,11 +266,28 @@ def _asked_word(question: str, picked_first: bool) -> str | None:
     neither where it is a function word ("which is the cheapest"); None without either."""
     found = _ASKED_NOUN.search(question)
     picked = _PICKED_NOUN.search(question)
-    after = _head(found.group(1).lower(), (found.group(2) or "").lower()) if found else None
+    after = _after_modifiers(found.group(1).lower().split()) if found else None
     chosen = (picked.group(2).lower() if picked and (
         picked.group(1) is None or picked.group(1).lower() in _PICKING) else None)
     words = (chosen, after) if picked_first else (after, chosen)
     return next((w for w in words if w and w not in _FUNCTION_WORDS), None)
+
+
+def _after_modifiers(said: list[str]) -> str:
+    """The noun a wh-word's words name (`_head`), past up to two words before it that WordNet
+    has only as an adverb ("naturally") or, hyphenated, not as a noun ("meat-eating",
+    "twin-engined"): these modify what follows them.
+
+    >>> [_after_modifiers(q.split()) for q in ("meat-eating animals weigh", "twin-engined "
+    ...     "aircraft seat", "naturally present isotopes undergo", "rivers flow north")]
+    ['animals', 'aircraft', 'isotopes', 'rivers']
+    """
+    from koplc.kopl.relatives import premodifier  # WordNet, read once needed
+
+    start = 0
+    while start < min(2, len(said) - 1) and premodifier(said[start]):
+        start += 1
+    return _head(said[start], said[start + 1] if start + 1 < len(said) else "")
 
 
 def _head(word: str, following: str) -> str:

@@ -345,6 +345,25 @@ def mostly_noun(word: str) -> bool:
     return uses["n"] > max(uses["a"], uses["v"])
 
 
+@lru_cache(maxsize=4096)
+def premodifier(word: str) -> bool:
+    """Whether `word`, before other words of a noun phrase, can only modify them: WordNet has
+    it as an adverb alone ("naturally"), or it is hyphenated and WordNet has no noun of it
+    ("meat-eating", "twin-engined"; not "by-product"). False without WordNet.
+
+    >>> [premodifier(w) for w in ("naturally", "meat-eating", "twin-engined", "by-product",
+    ...                           "present", "cars")]
+    [True, True, True, False, False, False]
+    """
+    wordnet = _wordnet()
+    if wordnet is None:
+        return False
+    if "-" in word:
+        return not wordnet.synsets(word, pos="n")
+    return bool(wordnet.synsets(word, pos="r")) and not any(
+        wordnet.synsets(word, pos=pos) for pos in ("n", "a", "v"))
+
+
 def _uses(word: str, wordnet) -> dict[str, tuple[int, int]]:
     """Part of speech -> (WordNet's count of `word` in its senses, its number of senses)."""
     uses = {}

@@ -544,6 +544,57 @@ def test_a_fact_the_kb_holds_for_others_but_not_the_entity_asked_finds_nothing(
                               f"for {entity!r}")
 
 
+@pytest.mark.parametrize(("kb", "question", "asked", "answer"), [
+    # the nearest property held is the atomic mass, in daltons: a mass is no energy
+    ("isotopes", "What is the binding energy per nucleon of iron-56?", "energy",
+     "'atomic mass'"),
+    # the nearest program read a year of discovery along a decay mode: a date is no energy
+    ("isotopes", "How much energy does cobalt-60 release when it decays?", "energy", "a date"),
+])
+def test_a_quantity_of_another_kind_than_the_one_asked_finds_nothing(frontend, kbs, kb,
+                                                                     question, asked, answer):
+    assert _gold(kb, question)["answers"] == []
+    compiled = frontend.compile(question, kbs[kb])
+    assert compiled.failure == "unfit" and not compiled.answers, compiled.final
+    assert compiled.error == (f"nothing found: the question asks for {asked!r}, which the "
+                              f"KB's nearest answer, {answer}, is not")
+
+
+@pytest.mark.parametrize(("kb", "question"), [
+    ("isotopes", "What's the mass of one Ni-62 atom?"),  # a mass asked, a mass kept
+    ("isotopes", "What is the half-life of carbon-14?"),  # no quantity word asked
+    ("mammals", "How heavy is a human brain?"),  # "heavy" names no dimension sympy has
+    ("cars", "How big is the engine in the Buick Roadmaster?"),  # bare numbers say nothing
+])
+def test_a_quantity_of_the_kind_asked_or_of_no_known_kind_is_answered(frontend, kbs, kb,
+                                                                      question):
+    _answered_right(frontend, kbs, kb, question)
+
+
+def test_a_which_question_gets_things_of_the_kind_it_asks_for(frontend, kbs):
+    # "twin-engined" modifies the noun asked for (it read as the noun before); the aircraft's
+    # engine types, the best fit before, are no aircraft: the seats filter's aircraft answer
+    question = "Which twin-engined aircraft seat fewer than ten?"
+    compiled = frontend.compile(question, kbs["flights"])
+    kb = kbs["flights"]
+    concept = kb.names.index("aircraft")
+    aircraft = {kb.names[n] for n in kb.concept_members[concept]}
+    assert compiled.final.op == "QueryName" and set(compiled.answers) <= aircraft
+    assert set(_gold("flights", question)["answers"]) <= set(compiled.answers)
+
+
+def test_a_relation_reads_as_the_attribute_its_values_say(frontend, kbs):
+    from koplc.kopl.answering.meant_values import values_say
+
+    # the vehicle classes "Small" and "Large" are sizes in WordNet: a class says a size
+    assert values_say(kbs["cars"]) == {"class": ("size",)}
+    assert values_say(kbs["starwars"]) == {}
+    for question in ("Which size brackets include a car with the same airbag setup as the "
+                     "Acura Legend?",
+                     "Cars the same size as the Ford Festiva: which wheels do they drive?"):
+        _answered_right(frontend, kbs, "cars", question)
+
+
 def test_a_fact_the_entity_lacks_that_reads_no_nearer_than_what_it_has_is_no_refusal(frontend,
                                                                                      kbs):
     # the Roadmaster lacks an engine type, whose program reads 0.19 nearer than displacement's

@@ -15,6 +15,7 @@ the spans each would link against the entities of the questions' gold programs.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import numpy as np
 
@@ -117,31 +118,64 @@ def _one_span_each(found: list[tuple[tuple[int, int], str]]
     return sorted((span, name) for name, span in kept.items())
 
 
-@per_kb()
-def _values(kb):
-    """The KB's values' names, and MiniLM vectors of: each value read with its relation, the
-    relation alone; and of the KB's concept names. A KB behind an endpoint lists its values
-    (`EndpointKB.values`), and a fragment of one reads those of the whole KB (its own would
-    count otherwise). None for a KB without values."""
+def value_pairs(kb) -> tuple[list[tuple[str, str]], list[str]] | None:
+    """The KB's values as sorted (value name, relation) pairs, and its concept names. A KB
+    behind an endpoint lists its values (`EndpointKB.values`), and a fragment of one reads
+    those of the whole KB (its own would count otherwise). None for a KB that cannot list
+    them."""
     whole = whole_of(kb)
     if whole is not None:  # a fragment
-        return _values(whole) if hasattr(whole, "values") else None
+        return value_pairs(whole) if hasattr(whole, "values") else None
     pointing = getattr(kb, "in_objects", None)  # relation -> object -> its subjects
     if pointing is None and hasattr(kb, "values"):  # a KB behind an endpoint
         pairs = sorted({(name, relation) for _, name, relation in kb.values(MOST_VALUES)})
-        concepts = list(kb.schema().concepts)
-    elif pointing is None:
+        return pairs, list(kb.schema().concepts)
+    if pointing is None:
         return None
-    else:
-        pairs = []
-        for relation, subjects_of in pointing.items():
-            reached = {o: s for o, subjects in subjects_of.items()
-                       if (s := {n for n in subjects if n >= kb.n_concepts})}
-            if len(reached) <= MOST_VALUES:
-                pairs += [(kb.names[o], relation) for o, s in reached.items()
-                          if len(s) >= 2 and kb.names[o]]
-        pairs.sort()
-        concepts = kb.concept_names()
+    pairs = []
+    for relation, subjects_of in pointing.items():
+        reached = {o: s for o, subjects in subjects_of.items()
+                   if (s := {n for n in subjects if n >= kb.n_concepts})}
+        if len(reached) <= MOST_VALUES:
+            pairs += [(kb.names[o], relation) for o, s in reached.items()
+                      if len(s) >= 2 and kb.names[o]]
+    return sorted(pairs), kb.concept_names()
+
+
+@per_kb()
+def values_say(kb) -> dict[str, tuple[str, ...]]:
+    """The last word of each relation's name whose values WordNet gives two or more
+    adjectives of one attribute ("Small" and "Large" are of size: a vehicle class says a
+    size) -> those attributes' nouns; the KB's values (`value_pairs`), read once per KB."""
+    from koplc.kopl.relatives import measures
+
+    found = value_pairs(kb)
+    said: dict[str, Counter] = {}
+    for name, relation in found[0] if found else ():
+        if name.isalpha():
+            said.setdefault(relation, Counter()).update(measures(name.lower()))
+    out: dict[str, tuple[str, ...]] = {}
+    for relation, nouns in sorted(said.items()):
+        head = name_head(relation)
+        kept = tuple(n for n, count in nouns.items() if count >= 2)
+        if head and kept:
+            word = head[-1].lower()
+            out[word] = tuple(dict.fromkeys((*out.get(word, ()), *kept)))
+    return out
+
+
+@per_kb()
+def _values(kb):
+    """The KB's values' names, and MiniLM vectors of: each value read with its relation, the
+    relation alone; and of the KB's concept names, those of the whole KB for a fragment of
+    one behind an endpoint (once, not a fragment). None for a KB without values."""
+    whole = whole_of(kb)
+    if whole is not None:
+        return _values(whole) if hasattr(whole, "values") else None
+    found = value_pairs(kb)
+    if found is None:
+        return None
+    pairs, concepts = found
     if not pairs:
         return None
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder

@@ -121,6 +121,10 @@ class Cues:
     """Whether the question asks "which" or "what" of a noun that is mostly a person in
     WordNet ("which natives", "what contestants"), or "which ones" ("which of them"): it asks
     for people or things by name, not for any value."""
+    noun: str | None = None
+    """The noun a which- or what-question asks for (`lexicon.asked_noun`, of the question with
+    its names left out); None for any other question ("describe the movie ENT" asks for no
+    movie) and where it names none."""
     kinds: frozenset[str] = frozenset()
     """What WordNet says the question's common nouns are kinds of, one level up ("women":
     female, adult): a string value so named is stated ("Which women have black hair?": a sex
@@ -248,6 +252,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
                 who=_WHO.match(asked) is not None, options=alternatives(question),
                 someone=_asks_for_people(outside) or _WHICH_ONES.search(outside) is not None,
+                noun=asked_noun(outside) if _WHICH.match(asked) and not asks_how_many(
+                    question) else None,
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
                 one=(has(_MOST) or has(_LEAST)) and asks_for_one(outside),
@@ -295,6 +301,7 @@ _CLASSES_OF = re.compile(r"\b(?:which|what)\s+([a-z]+)\s+of\b")
 
 
 # A question that opens with who, whom or whose ("Who's", "To whom").
+_WHICH = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)
 _WHO = re.compile(r"\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
 _WHEN = re.compile(r"\s*(?:\w+\s+)?when\b", re.IGNORECASE)
 _WHERE = re.compile(r"\s*where\s+(?:is|are|was|were)\b", re.IGNORECASE)
@@ -448,6 +455,43 @@ def _asks_for_time(question: str) -> bool:
         return True
     noun = None if asks_how_many(question) else asked_noun(question)
     return noun is not None and (kind_share(noun, WH_KINDS["year date"]) or 0.0) >= 0.5
+
+
+def of_kind_asked(cue: Cues, candidates: list, node_of, answers_of, kb) -> list:
+    """Of the candidates, those that name things of the kind a which-question asks for, when
+    `kb` holds such things and some candidate names them ("Which meat-eating animals weigh
+    under five kilos?": animals, not their diets; no value, no count): the kind is one of its
+    concepts, or one WordNet puts a concept under ("animals" of a KB of mammals), and not an
+    attribute's name, nor its first or last word ("which year": a value)."""
+    kinds = _kinds(kb)
+    if cue.yes_no or cue.noun is None or not any(cue.noun in k for k in kinds.values()):
+        return candidates
+    kept = [c for c in candidates if node_of(c).op == "QueryName"
+            and _names_of_kind(answers_of(c), cue.noun, kb, kinds)]
+    return kept or candidates
+
+
+def _names_of_kind(names, noun: str, kb, kinds: dict[int, frozenset[str]]) -> bool:
+    """Whether an entity of one of the first names is of a concept `kinds` says is a `noun`."""
+    return any(noun in kinds.get(c, ()) for name in list(names)[:_CHECKED]
+               for node in kb.name_to_nodes.get(name, ()) for c in kb.ancestors(node))
+
+
+_CHECKED = 20  # names of an answer looked at: a bound on work, not tuned
+
+
+@per_kb()
+def _kinds(kb) -> dict[int, frozenset[str]]:
+    """Each concept of `kb` -> the singular nouns that name its kind (`of_kind_asked`), once
+    per KB."""
+    keys = [words(key).lower().split() for key in kb.attr_index]
+    keyed = {w for said in keys if said for w in (" ".join(said), said[0], said[-1])}
+    found = {}
+    for concept in range(kb.n_concepts):
+        said = [w.lower() for w in name_head(kb.names[concept])]
+        heads = {singular(w) for w in (" ".join(said), said[-1])} if said else set()
+        found[concept] = frozenset((heads | {k for h in heads for k in kinds_of(h, 3)}) - keyed)
+    return found
 
 
 def _time_or_amount(node: Node, kb) -> bool:
@@ -850,5 +894,5 @@ def constraints(left: str, right: str, kb, cue: Cues) -> Iterator[Node]:
 
 
 __all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "in_unit_asked",
-           "links_of", "measure_said", "meetings", "offered", "pair_ops", "picked_one",
-           "qualifier_filters", "qualifier_queries", "relation_qualifiers"]
+           "links_of", "measure_said", "meetings", "of_kind_asked", "offered", "pair_ops",
+           "picked_one", "qualifier_filters", "qualifier_queries", "relation_qualifiers"]

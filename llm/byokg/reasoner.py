@@ -24,6 +24,11 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import permutations
 
+from koplc.kopl.answering.asked_quantity import (
+    answer_dimension,
+    asked_dimensions,
+    other_quantity,
+)
 from koplc.kopl.answering.linking import (
     concept_starts,
     link_question,
@@ -31,6 +36,7 @@ from koplc.kopl.answering.linking import (
     nothing_linked,
     said_concepts,
 )
+from koplc.kopl.answering.meant_values import values_say
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import timed
 from koplc.kopl.datasets.metaqa import lexicon_for
@@ -61,6 +67,7 @@ from koplc.llm.byokg.ops import (
     cues,
     filters,
     in_unit_asked,
+    of_kind_asked,
     offered,
     pair_ops,
     picked_one,
@@ -195,8 +202,10 @@ class Reasoner:
         from koplc.kopl.grounding.index.embedder import READINGS_EMBEDDER
 
         self.kb, self.lm, self.options = kb, lm, options
-        # A dataset's words, for its own KB, and WordNet's relatives of the KB's schema words.
-        self.words = lexicon_for(kb).with_relatives(schema_relatives(kb))
+        # A dataset's words, for its own KB, WordNet's relatives of the KB's schema words
+        # and the attributes that a relation's values say ("Small", "Large": a size)
+        self.words = lexicon_for(kb).with_relatives(schema_relatives(kb)).with_relatives(
+            values_say(kb))
         self.pool = demos
         self.selector = DemoSelector(demos) if demos and options.demos == "retrieved" else None
         self.embedder = READINGS_EMBEDDER
@@ -309,6 +318,7 @@ class Reasoner:
                           )[:opts.beam]
         finished = picked_one(cue, offered(cue, answer_kind(
             cue, finished, lambda c: c.node, self.kb), lambda c: c.answer), lambda c: c.answer)
+        finished = of_kind_asked(cue, finished, lambda c: c.node, lambda c: c.answer, self.kb)
         if plural_name_asked(linked) is not None:  # things by name: no value, no count
             finished = [c for c in finished if c.node.op != "Count"
                         and not c.node.op.startswith("QueryAttr")] or finished
@@ -488,7 +498,22 @@ class Reasoner:
             return ("nothing found: neither the program written nor any the search found "
                     f"fits the question (fit below {self.options.min_fit}); the KB may not "
                     "hold what it asks")
-        return self.lacking_beside(linked, found, node)
+        other = other_quantity(node, self.kb, asked_dimensions(linked.question, linked.masked()))
+        return other or self.lacking_beside(linked, found, node)
+
+    def of_quantity_asked(self, linked: Linked,
+                          found: list[Candidate]) -> tuple[list[Candidate], str | None]:
+        """`found`, or why nothing is found, when the best program's answer is of another
+        physical quantity than the question asks for (`asked_quantity`): the programs whose
+        answer is of a quantity asked, where one of them fits (`min_fit`); else the reason.
+        An answer that says nothing of its kind (bare numbers) is no answer of the quantity
+        asked: the best program read another property."""
+        asked = asked_dimensions(linked.question, linked.masked())
+        why = other_quantity(found[0].node, self.kb, asked) if found else None
+        if why is None:
+            return found, None
+        kept = [c for c in found if answer_dimension(c.node, self.kb) in asked.values()]
+        return (kept, None) if self.fits(kept) else ([], why)
 
     def lacking_beside(self, linked: Linked, found: list[Candidate], node: Node) -> str | None:
         """`lacking` for `node`, another front end's program: over the best fit of the
@@ -585,6 +610,8 @@ class ByokgFrontEnd:
                             f"{fit_best:.2f} < {self.options.min_fit}); the KB may not hold "
                             "what it asks")
         lacks = reasoner.lacking(linked, fit_best)
+        if lacks is None:
+            found, lacks = reasoner.of_quantity_asked(linked, found)
         if lacks is not None:
             return Compiled(linked.question, self.name, failure="unfit", seconds=seconds,
                             error=lacks)
