@@ -18,10 +18,10 @@ dimension and a word's sense are facts of sympy and WordNet, not of any data set
 from __future__ import annotations
 
 import re
-from collections import Counter
 from functools import cache
 
 from koplc.kopl.answering.unheld import asked_property
+from koplc.kopl.grounding.schema import KBProfile
 from koplc.kopl.ir import Node
 from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import asked_noun, singular
@@ -113,7 +113,7 @@ def answer_dimension(program: Node, kb) -> tuple | str | None:
         return _DATE
     if kind != "quantity":
         return None
-    unit = _units(kb).get(key)
+    unit = _profile(kb).unit(key)
     return unit_dimension(unit) if unit else None
 
 
@@ -123,17 +123,9 @@ def _key(program: Node) -> str:
 
 
 @per_kb()
-def _units(kb) -> dict[str, str]:
-    """Each quantity key's most common unit, once per KB."""
-    found: dict[str, Counter] = {}
-    for key, by_node in kb.attr_index.items():
-        if kb.key_type.get(key) != "quantity":
-            continue
-        for facts in by_node.values():
-            for name, value, _ in facts:
-                if name == key and value.type == "quantity":
-                    found.setdefault(key, Counter())[value.unit] += 1
-    return {key: units.most_common(1)[0][0] for key, units in found.items()}
+def _profile(kb) -> KBProfile:
+    """The KB's key profile (each key's usual unit), once per KB."""
+    return KBProfile(kb)
 
 
 def other_quantity(program: Node, kb, asked: dict[str, tuple]) -> str | None:

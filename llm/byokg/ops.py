@@ -300,8 +300,8 @@ def _verb_read(text: str) -> str:
 _CLASSES_OF = re.compile(r"\b(?:which|what)\s+([a-z]+)\s+of\b")
 
 
-# A question that opens with who, whom or whose ("Who's", "To whom").
 _WHICH = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)
+# A question that opens with who, whom or whose ("Who's", "To whom").
 _WHO = re.compile(r"\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
 _WHEN = re.compile(r"\s*(?:\w+\s+)?when\b", re.IGNORECASE)
 _WHERE = re.compile(r"\s*where\s+(?:is|are|was|were)\b", re.IGNORECASE)
