@@ -146,9 +146,13 @@ def value_pairs(kb) -> tuple[list[tuple[str, str]], list[str]] | None:
 def values_say(kb) -> dict[str, tuple[str, ...]]:
     """The last word of each relation's name whose values WordNet gives two or more
     adjectives of one attribute ("Small" and "Large" are of size: a vehicle class says a
-    size) -> those attributes' nouns; the KB's values (`value_pairs`), read once per KB."""
+    size) -> those attributes' nouns; the KB's values (`value_pairs`), read once per KB (a
+    fragment of one behind an endpoint: once for the whole KB)."""
     from koplc.kopl.relatives import measures
 
+    whole = whole_of(kb)
+    if whole is not None:
+        return values_say(whole) if hasattr(whole, "values") else {}
     found = value_pairs(kb)
     said: dict[str, Counter] = {}
     for name, relation in found[0] if found else ():
