@@ -136,11 +136,15 @@ class OnEndpoint:
 
 def ranked_like(ranked: tuple[str, ...], items: list[str]) -> tuple[str, ...]:
     """The endpoint's answers, those the fragment's ranking holds first in its order, then
-    the others sorted (as front ends sort a set's answers).
+    the others sorted (as front ends sort a set's answers); all of them sorted where the
+    fragment's ranking is itself sorted (a front end that sorts its answer set, whose fragment
+    may hold only some of the answers: in memory the set is sorted whole).
 
-    >>> ranked_like(("b", "a"), ["d", "a", "c", "b"])
-    ('b', 'a', 'c', 'd')
+    >>> ranked_like(("b", "a"), ["d", "a", "c", "b"]), ranked_like(("c",), ["d", "a", "c"])
+    (('b', 'a', 'c', 'd'), ('a', 'c', 'd'))
     """
+    if list(ranked) == sorted(ranked):
+        return tuple(dict.fromkeys(sorted(items)))
     held = set(items)
     first = [a for a in ranked if a in held]
     return tuple(dict.fromkeys([*first, *sorted(items)]))

@@ -368,6 +368,13 @@ def test_ranked_like_keeps_the_fragments_order_first():
     assert ranked_like(("b", "a"), ["a", "c", "b"]) == ("b", "a", "c")
 
 
+def test_ranked_like_sorts_the_whole_set_of_a_front_end_that_sorts_its_answers():
+    # the fragment held one of the five half-lives the endpoint gives: memory sorts all five
+    assert ranked_like(("139 yoctosecond",), ["294 yoctosecond", "12.32 year",
+                                              "139 yoctosecond"]) == (
+        "12.32 year", "139 yoctosecond", "294 yoctosecond")
+
+
 def test_a_second_run_asks_the_endpoint_only_for_its_version(endpoints):
     from koplc.sparql_backend.endpoint import Endpoint
 
