@@ -21,9 +21,8 @@ import re
 from functools import cache
 
 from koplc.kopl.answering.unheld import asked_property
-from koplc.kopl.grounding.schema import KBProfile
+from koplc.kopl.grounding.schema import profile_of
 from koplc.kopl.ir import Node
-from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import asked_noun, singular
 from koplc.kopl.relatives import kinds_of, mostly_noun
 
@@ -113,19 +112,13 @@ def answer_dimension(program: Node, kb) -> tuple | str | None:
         return _DATE
     if kind != "quantity":
         return None
-    unit = _profile(kb).unit(key)
+    unit = profile_of(kb).unit(key)
     return unit_dimension(unit) if unit else None
 
 
 def _key(program: Node) -> str:
     """The key whose value a QueryAttr (or QueryAttrUnderCondition) answers."""
     return str(getattr(program, "key", ""))
-
-
-@per_kb()
-def _profile(kb) -> KBProfile:
-    """The KB's key profile (each key's usual unit), once per KB."""
-    return KBProfile(kb)
 
 
 def other_quantity(program: Node, kb, asked: dict[str, tuple]) -> str | None:

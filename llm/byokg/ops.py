@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from koplc.kopl.execution.judge import find_names
 from koplc.kopl.exploration.readings import words
-from koplc.kopl.grounding.schema import KBProfile
+from koplc.kopl.grounding.schema import profile_of
 from koplc.kopl.ir import (
     And,
     ArgMax,
@@ -318,12 +318,6 @@ def _key_facts(kb) -> dict[str, tuple[str, str, frozenset[str]]]:
     return {key: _facts_of(kb, key, (value for facts in by_node.values()
                                      for name, value, _ in facts if name == key))
             for key, by_node in kb.attr_index.items()}
-
-
-@per_kb()
-def _profile(kb) -> KBProfile:
-    """The KB's key profile (units, the span of bare numbers), once per KB."""
-    return KBProfile(kb)
 
 
 def _facts_of(kb, key: str, values) -> tuple[str, str, frozenset[str]]:
@@ -654,7 +648,7 @@ def filters(node: Node, kb, cue: Cues) -> Iterator[Node]:
     decades = _decade_pairs(cue)
     for key, (kind, unit, strings) in sorted(_key_facts(kb).items()):
         made = {}
-        for value, comparator in _stated(kind, unit, strings, cue, _profile(kb).span(key), key):
+        for value, comparator in _stated(kind, unit, strings, cue, profile_of(kb).span(key), key):
             if kind == "string":
                 yield FilterStr(input=node, key=key, value=value)
                 continue
@@ -694,7 +688,7 @@ def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
     if cue.yes_no:
         for key, (kind, unit, strings) in sorted(facts.items()):
             attr = QueryAttr(input=node, key=key)
-            stated = list(_stated(kind, unit, strings, cue, _profile(kb).span(key), key))
+            stated = list(_stated(kind, unit, strings, cue, profile_of(kb).span(key), key))
             for value, comparator in stated:
                 if kind == "string":
                     yield VerifyStr(input=attr, value=value)
