@@ -171,6 +171,9 @@ def alternatives(question: str) -> tuple[str, ...]:
     return found.groups() if found else ()
 
 
+# A question that opens with "which" or "what".
+WHICH_QUESTION = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)
+
 _ASKED_NOUN = re.compile(r"\b(?:which|what|how\s+many|every|all|each)\s+(?:of\s+the\s+)?"
                          r"((?:[a-z]+-)*[a-z]+(?:\s+(?:[a-z]+-)*[a-z]+){0,3})", re.IGNORECASE)
 

@@ -31,6 +31,7 @@ from koplc.kopl.lexicon import (
     ARTICLES,
     AUXILIARIES,
     CONTENT_STOP_WORDS,
+    WHICH_QUESTION,
     adjective_base,
     asked_noun,
     base_form,
@@ -139,7 +140,7 @@ def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHEL
     # with is asked for too ("which screenwriter wrote the script for ENT": a writer, which the
     # KB may hold however far "script" reads; "what colour is ENT's lightsaber" asks the colour
     # of a lightsaber)
-    noun = asked_noun(masked) if _WHICH.match(masked) and _OF_ENT.search(masked) else None
+    noun = asked_noun(masked) if WHICH_QUESTION.match(masked) and _OF_ENT.search(masked) else None
     said = [asked] if noun is None or noun in asked.split() or noun == "ent" else [asked, noun]
     nearest = float((_vectors(names)[kept] @ embedder.encode_queries(said).T).max())
     if nearest >= least or _kind_held(kb, asked):
@@ -160,7 +161,6 @@ def _schema_words(kb) -> tuple[str, ...]:
     return tuple(sorted({words(n).lower() for n in schema_names(kb)}))
 
 
-_WHICH = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)
 
 
 @per_kb()

@@ -44,6 +44,7 @@ from koplc.kopl.lexicon import (
     CONTENT_STOP_WORDS,
     SUPERLATIVES,
     WH_KINDS,
+    WHICH_QUESTION,
     alternatives,
     asked_noun,
     asked_part,
@@ -252,7 +253,7 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
                 who=_WHO.match(asked) is not None, options=alternatives(question),
                 someone=_asks_for_people(outside) or _WHICH_ONES.search(outside) is not None,
-                noun=asked_noun(outside) if _WHICH.match(asked) and not asks_how_many(
+                noun=asked_noun(outside) if WHICH_QUESTION.match(asked) and not asks_how_many(
                     question) else None,
                 older=has(_OLDER), younger=has(_YOUNGER),
                 written=tuple(question[q.start:q.end] for q in said),
@@ -300,7 +301,6 @@ def _verb_read(text: str) -> str:
 _CLASSES_OF = re.compile(r"\b(?:which|what)\s+([a-z]+)\s+of\b")
 
 
-_WHICH = re.compile(r"\W*(?:which|what)\b", re.IGNORECASE)
 # A question that opens with who, whom or whose ("Who's", "To whom").
 _WHO = re.compile(r"\s*(?:\w+\s+)?(?:who|whom|whose)\b", re.IGNORECASE)
 _WHEN = re.compile(r"\s*(?:\w+\s+)?when\b", re.IGNORECASE)
@@ -457,8 +457,10 @@ def of_kind_asked(cue: Cues, candidates: list, node_of, answers_of, kb) -> list:
     under five kilos?": animals, not their diets; no value, no count): the kind is one of its
     concepts, or one WordNet puts a concept under ("animals" of a KB of mammals), and not an
     attribute's name, nor its first or last word ("which year": a value)."""
+    if cue.yes_no or cue.noun is None:
+        return candidates
     kinds = _kinds(kb)
-    if cue.yes_no or cue.noun is None or not any(cue.noun in k for k in kinds.values()):
+    if not any(cue.noun in k for k in kinds.values()):
         return candidates
     kept = [c for c in candidates if node_of(c).op == "QueryName"
             and _names_of_kind(answers_of(c), cue.noun, kb, kinds)]
