@@ -55,6 +55,7 @@ def main() -> None:
     parser.add_argument("--epochs", type=int)
     parser.add_argument("--limit", type=int)
     parser.add_argument("--size", type=int)
+    parser.add_argument("--members", type=int, help="networks answering as one (default 4)")
     parser.add_argument("--seed", type=int, default=0, help="the training's seed (shuffling, "
                         "initial weights): 3-hop Hits@1 moves by up to 20 points from seed to "
                         "seed, so compare over several")
@@ -67,6 +68,7 @@ def main() -> None:
         clock = time.perf_counter()
         record = train_from_pool(kb, args.kb, args.out, pool=args.pool, epochs=args.epochs,
                                  limit=args.limit, size=args.size, seed=args.seed,
+                                 members=args.members,
                                  log=lambda row: print(json.dumps(row), flush=True))
         print(json.dumps({"training_seconds": round(time.perf_counter() - clock, 1),
                           "questions": record["questions"], "examples": record["examples"]}),

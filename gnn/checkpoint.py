@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 
 from koplc.gnn.errors import GnnError
-from koplc.gnn.model import Config, Reasoner
+from koplc.gnn.model import Config, Ensemble, Reasoner
 from koplc.kopl.atomic import write_atomically
 
 NAME = "checkpoint.pt"
@@ -21,6 +21,20 @@ def save(folder: Path, reasoner: Reasoner, optimizer, epoch: int, history: list[
     state = {"config": reasoner.config.to_json(), "model": reasoner.state_dict(),
              "optimizer": optimizer.state_dict() if optimizer else None, "epoch": epoch,
              "history": history, "relations": relations}
+    return _write(folder, state)
+
+
+def save_ensemble(folder: Path, members: list[Path], relations: list[str]) -> Path:
+    """Write the finished models in the `members` folders as one ensemble to
+    folder/checkpoint.pt atomically (`load` reads it as an `Ensemble`)."""
+    states = [load(member) for member in members]
+    state = {"config": states[0]["config"], "members": [s["model"] for s in states],
+             "optimizer": None, "epoch": states[0]["epoch"],
+             "history": [s["history"] for s in states], "relations": relations}
+    return _write(folder, state)
+
+
+def _write(folder: Path, state: dict) -> Path:
     buffer = io.BytesIO()
     torch.save(state, buffer)
     path = folder / NAME
@@ -38,10 +52,18 @@ def load(folder: str | Path) -> dict:
         state = torch.load(path, map_location="cpu", weights_only=True)
         # older checkpoints: no name prior, chains may return to the topic
         config = Config(**{"name_prior": False, "no_return": False, **state["config"]})
-        reasoner = Reasoner(config)
-        reasoner.load_state_dict(state["model"])
+        if "members" in state:
+            reasoner = Ensemble([_loaded(config, model) for model in state["members"]])
+        else:
+            reasoner = _loaded(config, state["model"])
     except Exception as err:  # noqa: BLE001 - any unreadable file is the same user error
         raise GnnError(f"{path}: corrupt or incompatible GNN checkpoint ({type(err).__name__})",
                        code="gnn-checkpoint-corrupt") from err
     state["reasoner"] = reasoner
     return state
+
+
+def _loaded(config: Config, model: dict) -> Reasoner:
+    reasoner = Reasoner(config)
+    reasoner.load_state_dict(model)
+    return reasoner

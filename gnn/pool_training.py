@@ -2,10 +2,12 @@
 
 `train_from_pool(kb, kb_path)` reads the KB's explored pool (`koplc explore`; explored first, with
 a progress bar, when the user cache has none for the KB), turns its relation-chain programs into
-training questions (`pool_data`) and trains into the KB's model folder in the user cache
-(`model_folder`), or into `out`. Training is resumable: a checkpoint is written atomically after
-every epoch, and `training.json` records the KB's content hash, the pool and the options; the
-model is ready once `training.json` says every epoch is done. A KB whose content changed, or a
+training questions (`pool_data`) and trains an ensemble of networks (`members`, each in its own
+`member-K` folder) into the KB's model folder in the user cache (`model_folder`), or into `out`.
+Training is resumable: each member's checkpoint is written atomically after every epoch, and
+`training.json` records the KB's content hash, the pool and the options; once every member's
+epochs are done the members are written together as the folder's own checkpoint, and the
+model is ready. A KB whose content changed, or a
 folder trained with other options, is trained afresh only when asked (`fresh`).
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -30,8 +33,11 @@ from koplc.kopl.user_cache import derived_path
 RECORD = "training.json"
 # Pool training's defaults, sized for a shared 2-core machine: the pool's paths teach each step,
 # so the teacher (three networks' worth of work) is off; questions are read as content words.
+# `members` networks are trained from seeds seed, seed + 1, ... and answer as one (their
+# reasoning averaged, `model.Ensemble`): one network's 3-hop accuracy moves by up to 20 points
+# from seed to seed. Four: MetaQA dev's tune half, 3-hop 52.7 (mean of four seeds) -> 60.0.
 DEFAULTS = {"epochs": 3, "size": 1000, "limit": 6000, "batch_size": 32, "lr": 3e-3,
-            "teacher": False, "content_words": True}
+            "teacher": False, "content_words": True, "members": 4}
 
 
 def model_folder(kb_path: str | Path) -> Path:
@@ -60,7 +66,7 @@ def ready_model(kb_path: str | Path, folder: str | Path | None = None) -> Path:
     folder = Path(folder) if folder else model_folder(kb_path)
     record = read_record(folder)
     command = train_command(kb_path)
-    if record is None or not (folder / checkpoint.NAME).is_file():
+    if record is None or (record.get("complete") and not (folder / checkpoint.NAME).is_file()):
         raise GnnError(f"{kb_path}: no GNN trained on this KB yet; train it from the KB's "
                        f"explored pool with `{command}` (or pass --train-if-missing)",
                        code="gnn-no-model")
@@ -69,7 +75,7 @@ def ready_model(kb_path: str | Path, folder: str | Path | None = None) -> Path:
                        f"again with `{command} --fresh`", code="gnn-stale-model")
     if not record.get("complete"):
         raise GnnError(f"{kb_path}: the GNN's training stopped after epoch "
-                       f"{record.get('epochs_done', 0)} of {record['options']['epochs']}; "
+                       f"{record.get('epochs_done', 0)} of {_epochs(record['options'])}; "
                        f"resume it with `{command}`", code="gnn-interrupted")
     return folder
 
@@ -113,7 +119,7 @@ def train_from_pool(kb, kb_path: str | Path, out: str | Path | None = None, *,
     kb_path = Path(kb_path)
     out = Path(out) if out else model_folder(kb_path)
     wanted = {**DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
-    training = {k: wanted.pop(k) for k in ("epochs", "limit", "batch_size", "lr")}
+    training = {k: wanted.pop(k) for k in ("epochs", "limit", "batch_size", "lr", "members")}
     record = {"kb": str(kb_path.resolve()), "kb_hash": content_hash(kb_path),
               "options": {**training, **wanted, "seed": seed, "programs": programs,
                           "pool": str(pool) if pool else None}}
@@ -133,21 +139,32 @@ def train_from_pool(kb, kb_path: str | Path, out: str | Path | None = None, *,
                        f"subgraph of {config.size} nodes; the KB is too small to train on",
                        code="gnn-too-small")
     cut = max(1, int(len(examples) * valid_fraction))
+    members = [out / f"member-{k}" for k in range(training["members"])]
+    history: list[dict] = []
+    for k, folder in enumerate(members):
 
-    def epoch_done(row: dict) -> None:
-        _write_record(out, {**record, "epochs_done": row["epoch"], "complete": False})
-        if log:
-            log(row)
+        def epoch_done(row: dict, k: int = k) -> None:
+            row = {"member": k + 1, **row}
+            _write_record(out, {**record, "epochs_done": k * training["epochs"] + row["epoch"],
+                                "complete": False})
+            if log:
+                log(row)
 
-    history = train(examples[cut:], examples[:cut], out, config, parts.graph.relations,
-                    epochs=training["epochs"], batch_size=training["batch_size"],
-                    lr=training["lr"], seed=seed, progress=progress, log=epoch_done,
-                    tokenizer=parts.tokenizer)
+        history += [{"member": k + 1, **row} for row in train(
+            examples[cut:], examples[:cut], folder, config, parts.graph.relations,
+            epochs=training["epochs"], batch_size=training["batch_size"], lr=training["lr"],
+            seed=seed + k, progress=progress, log=epoch_done, tokenizer=parts.tokenizer)]
+    checkpoint.save_ensemble(out, members, parts.graph.relations)
     done = {**record, "pool": source, "pool_entries": len(entries), "questions": len(questions),
             "examples": len(examples), "epochs_done": len(history), "complete": True,
             "history": history, "seconds": round(time.perf_counter() - started, 1)}
     _write_record(out, done)
     return done
+
+
+def _epochs(options: dict) -> int:
+    """All the epochs a pool training runs: each member's."""
+    return options["epochs"] * options.get("members", 1)
 
 
 def _claim(out: Path, record: dict, fresh: bool) -> None:
@@ -157,6 +174,8 @@ def _claim(out: Path, record: dict, fresh: bool) -> None:
     if fresh and out.exists():
         for name in (checkpoint.NAME, RECORD, "training.png"):
             (out / name).unlink(missing_ok=True)
+        for member in out.glob("member-*"):
+            shutil.rmtree(member)
         for stale in out.glob("subgraphs-*.bin"):
             stale.unlink()
     elif held is not None and (held.get("kb_hash"), held.get("options")) != (

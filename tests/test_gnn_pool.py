@@ -28,8 +28,9 @@ from koplc.kopl.exploration import write_pool
 from koplc.kopl.grounding.path_edits import chain_of
 
 STARWARS = FIXTURES / "devkbs" / "starwars" / "kb.nt"
-TINY = ["--epochs", "1", "--dim", "32", "--size", "64", "--steps", "2", "--quiet"]
-TINY_OPTIONS = {"epochs": 1, "dim": 32, "size": 64, "steps": 2}
+TINY = ["--epochs", "1", "--dim", "32", "--size", "64", "--steps", "2", "--members", "1",
+        "--quiet"]
+TINY_OPTIONS = {"epochs": 1, "dim": 32, "size": 64, "steps": 2, "members": 1}
 
 
 @pytest.fixture
@@ -119,18 +120,62 @@ def test_an_interrupted_training_says_so_and_resumes(kb_file):
     with pytest.raises(KeyboardInterrupt):
         train_from_pool(kb, kb_file, progress=False, log=stop, **{**TINY_OPTIONS, "epochs": 2})
     folder = model_folder(kb_file)
-    first = checkpoint.load(folder)  # written atomically: whole, after epoch 1
+    first = checkpoint.load(folder / "member-0")  # written atomically: whole, after epoch 1
     assert first["epoch"] == 0 and read_record(folder)["epochs_done"] == 1
+    assert not (folder / checkpoint.NAME).exists()  # no model until every member is done
     with pytest.raises(GnnError, match=r"stopped after epoch 1 of 2; resume it with "
                                        r"`koplc gnn train --kb"):
         ready_model(kb_file)
     status, _, err = compile_cli(kb_file, ["What is Luke Skywalker's home planet?"])
     assert status == 1 and "resume it" in err and "Traceback" not in err
     record = train_from_pool(kb, kb_file, progress=False, **{**TINY_OPTIONS, "epochs": 2})
-    assert record["complete"] and record["history"][0] == first["history"][0]
+    assert record["complete"] and record["history"][0] == {"member": 1, **first["history"][0]}
     assert [h["epoch"] for h in record["history"]] == [1, 2]
     with pytest.raises(GnnError, match="other options"):
         train_from_pool(kb, kb_file, progress=False, **{**TINY_OPTIONS, "epochs": 3})
+
+
+@pytest.mark.train
+def test_an_ensemble_answers_with_its_members_reasoning_averaged(kb_file):
+    import numpy as np
+
+    from koplc.gnn.frontend import setup_for
+    from koplc.gnn.model import Ensemble
+    from koplc.gnn.train import run_model
+
+    kb = api.load_kb(kb_file)
+    stops = []
+
+    def stop_in_the_second_member(row):
+        if row["member"] == 2:
+            stops.append(row)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train_from_pool(kb, kb_file, progress=False, log=stop_in_the_second_member,
+                        **{**TINY_OPTIONS, "members": 2})
+    with pytest.raises(GnnError, match=r"stopped after epoch 2 of 2"):
+        ready_model(kb_file)
+    record = train_from_pool(kb, kb_file, progress=False, **{**TINY_OPTIONS, "members": 2})
+    assert record["complete"] and [h["member"] for h in record["history"]] == [1, 2]
+    folder = ready_model(kb_file)
+    state = checkpoint.load(folder)
+    assert isinstance(state["reasoner"], Ensemble) and len(state["reasoner"].members) == 2
+    members = [checkpoint.load(folder / f"member-{k}") for k in range(2)]
+    parts = setup_for(kb, state, folder)
+    from koplc.gnn.data import build_examples
+    from koplc.kopl.datasets.metaqa import Question
+
+    examples = build_examples([Question(None, "Who comes from [Tatooine]?", "", frozenset(),
+                                        "question")], parts.retriever, parts.tokenizer,
+                              keep_unreachable=True)
+    [(_, steps, weights)] = run_model(state["reasoner"], examples)
+    alone = [list(run_model(m["reasoner"], examples))[0] for m in members]
+    assert not np.allclose(alone[0][1][-1], alone[1][1][-1])  # two seeds, two networks
+    assert np.allclose(steps[-1], (alone[0][1][-1] + alone[1][1][-1]) / 2, atol=1e-6)
+    assert np.allclose(weights[0], (alone[0][2][0] + alone[1][2][0]) / 2, atol=1e-6)
+    answer = api.compile("Who comes from Tatooine?", kb, api.open_frontend("gnn"))
+    assert answer.ok and answer.answers
 
 
 def test_a_kb_too_small_to_train_on(tmp_path, monkeypatch, capsys):

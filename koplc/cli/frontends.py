@@ -180,6 +180,9 @@ def add_gnn(commands) -> None:
     train.add_argument("--lam", type=float, default=0.05, help="teacher KL weight")
     train.add_argument("--lr", type=float, help="Adam learning rate (default 3e-3)")
     train.add_argument("--seed", type=int, default=0, help="shuffling and initialisation seed")
+    train.add_argument("--members", type=int, metavar="N",
+                       help="pool training: N networks trained from seeds SEED, SEED + 1, ..., "
+                       "answering as one, their reasoning averaged (default 4)")
     train.add_argument("--no-feedback", action="store_true", help="ablation: no graph feedback")
     train.add_argument("--no-teacher", action="store_true", help="ablation: no teacher")
     train.add_argument("--no-name-prior", action="store_true",
@@ -229,11 +232,12 @@ def _gnn_train_pool(args) -> int:
         fresh=args.fresh, seed=args.seed, progress=not args.quiet,
         log=lambda row: print(json.dumps(row), flush=True),
         epochs=args.epochs, batch_size=args.batch_size, limit=args.limit, size=args.size,
-        lr=args.lr, dim=args.dim, steps=args.steps, lam=args.lam,
+        lr=args.lr, dim=args.dim, steps=args.steps, lam=args.lam, members=args.members,
         feedback=not args.no_feedback, pretrained=not args.scratch,
         name_prior=not args.no_name_prior)
     print(f"trained on {record['examples']} relation-path questions of the pool {record['pool']} "
-          f"({record['pool_entries']} programs), {record['epochs_done']} epochs in "
+          f"({record['pool_entries']} programs), {record['epochs_done']} epochs "
+          f"({record['options']['members']} networks) in "
           f"{record['seconds']} s; the model: {record['folder']}")
     return 0
 
