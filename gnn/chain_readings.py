@@ -5,19 +5,33 @@ The canonical reading says every hop the same way ("the people that directed the
 starred actors is X"): a model trained on it alone learns that one phrasing. People name a hop
 by the noun for whoever does what a relation's verb says ("the directors of ..."; WordNet's
 agent nouns, `relatives.agent_nouns`), a relation followed out and straight back by what
-two things share ("the movies that share directors with X"), and a chain from its topic
-outward ("the movies directed by X: their writers?"). All are general English, read from the
-relations' names; no dataset's phrasing is written here. Which of them to keep was decided on
-MetaQA dev's tune half over four training seeds (docs/results.md).
+two things share ("the movies that share directors with X"), a chain from its topic
+outward ("the movies directed by X: their writers?"), a passive relation in the active voice
+("What movies did X direct?", "the genres of the movies that X wrote") and a time asked with
+"when" ("When were the movies written by X released?"). All are general English, read from the
+relations' names (lemminflect's verb forms, WordNet's verbs and time words); no dataset's
+phrasing is written here. Which of them to keep was decided on MetaQA dev's tune half over
+four training seeds, or two ensembles of four (docs/results.md).
 """
 
 from __future__ import annotations
 
 from koplc.kopl.exploration.readings import relation_phrase, words
-from koplc.kopl.lexicon import base_form, plural
-from koplc.kopl.relatives import agent_nouns
+from koplc.kopl.lexicon import WH_KINDS, base_form, plural, simple_past
+from koplc.kopl.relatives import agent_nouns, base_verb, kind_share
 
 Hops = list[tuple[str, str]]
+
+
+def passive_verb(relation: str) -> str | None:
+    """The verb of a relation named '<participle> by', in its base form; None for a relation
+    named otherwise.
+
+    >>> passive_verb("written_by"), passive_verb("has_genre")
+    ('write', None)
+    """
+    said = words(relation).split()
+    return base_form(said[0]) if len(said) == 2 and said[1] == "by" else None
 
 
 def agent_plural(relation: str) -> str | None:
@@ -66,7 +80,50 @@ def chain_readings(topic: str, hops: Hops, nouns: list[str | None]) -> list[str]
     ['What are the entities that share movies with Al Pacino?', 'What are the co-actors of Al Pacino?']
     """
     return [*(f"What are {_read(topic, hops, nouns, pairs)}?" for pairs in ("", "share", "co")),
-            *([_outward(topic, hops, nouns)] if len(hops) == 2 else [])]
+            *([_outward(topic, hops, nouns)] if len(hops) == 2 else []),
+            *_active(topic, hops, nouns), *_when(topic, hops, nouns)]
+
+
+def _active(topic: str, hops: Hops, nouns: list[str | None]) -> list[str]:
+    """A chain whose first hop follows a '<participle> by' relation backward, said with that hop
+    in the active voice, as people ask: "What movies did X write?" for one hop, "the genres of
+    the movies that X wrote" for more. None for another first hop."""
+    (relation, direction), noun = hops[0], nouns[0] or "entities"
+    verb = passive_verb(relation) if direction == "backward" else None
+    past = simple_past(words(relation).split()[0]) if verb else None
+    if not verb or not past:
+        return []
+    subject = f"the {noun} that {topic} {past}"
+    if len(hops) == 1:
+        return [f"What {noun} did {topic} {verb}?", f"What are {subject}?"]
+    return [f"What are {_read(subject, hops[1:], nouns[1:], '')}?"]
+
+
+def _when(topic: str, hops: Hops, nouns: list[str | None]) -> list[str]:
+    """A chain whose last hop follows forward a relation named by a time word and a verb
+    ("release year", "year built"), asked with "when" and the verb's participle: "When was X
+    released?", "When were the movies written by X released?". None for another last hop."""
+    relation, direction = hops[-1]
+    said = words(relation).split()
+    if direction != "forward" or len(said) != 2:
+        return []
+    timed = [w for w in said if (kind_share(w, WH_KINDS["year date"]) or 0) >= 0.5]
+    if len(timed) != 1:
+        return []
+    (verb,) = [w for w in said if w != timed[0]]
+    participle = verb if base_form(verb) else (_participle(verb) if base_verb(verb) else None)
+    if participle is None:
+        return []
+    if len(hops) == 1:
+        return [f"When was {topic} {participle}?"]
+    return [f"When were {_read(topic, hops[:-1], nouns[:-1], '')} {participle}?"]
+
+
+def _participle(verb: str) -> str | None:
+    from lemminflect import getInflection
+
+    forms = getInflection(verb, tag="VBN")
+    return forms[0] if forms else None
 
 
 def _outward(topic: str, hops: Hops, nouns: list[str | None]) -> str:

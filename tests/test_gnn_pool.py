@@ -231,3 +231,21 @@ def test_a_known_path_teaches_each_step_its_edge_type():
     # a question's unknown step adds nothing
     assert torch.isclose(path_loss(right, paths), -(torch.tensor([0.9 * 0.9, 0.9])).log().mean(),
                          atol=1e-4)
+
+
+def test_a_chain_is_also_read_in_the_active_voice_and_with_when():
+    from koplc.gnn.chain_readings import chain_readings
+
+    directed = chain_readings("Heat", [("directed_by", "backward")], ["movies"])
+    assert {"What movies did Heat direct?", "What are the movies that Heat directed?"} \
+        <= set(directed)
+    written = chain_readings("Heat", [("written_by", "backward"), ("release_year", "forward")],
+                             ["movies", None])
+    assert "What are the release year of the movies that Heat wrote?" in written
+    assert "When were the movies written by Heat released?" in written
+    assert "When was N14228 built?" in chain_readings("N14228", [("year_built", "forward")],
+                                                        [None])
+    # no active voice for a relation not named "<participle> by", no "when" without a time word
+    starred = chain_readings("Heat", [("starred_actors", "backward")], ["movies"])
+    genre = chain_readings("Heat", [("has_genre", "forward")], [None])
+    assert not any(t.startswith(("What movies did", "When")) for t in starred + genre)
