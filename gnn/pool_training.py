@@ -7,8 +7,8 @@ training questions (`pool_data`) and trains an ensemble of networks (`members`, 
 Training is resumable: each member's checkpoint is written atomically after every epoch, and
 `training.json` records the KB's content hash, the pool and the options; once every member's
 epochs are done the members are written together as the folder's own checkpoint, and the
-model is ready. A KB whose content changed, or a
-folder trained with other options, is trained afresh only when asked (`fresh`).
+model is ready. A KB whose content changed, or a folder trained with other options, is trained
+afresh only when asked (`fresh`).
 """
 
 from __future__ import annotations
