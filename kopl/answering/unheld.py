@@ -161,8 +161,6 @@ def _schema_words(kb) -> tuple[str, ...]:
     return tuple(sorted({words(n).lower() for n in schema_names(kb)}))
 
 
-
-
 @per_kb()
 def _phrases(kb) -> tuple[str, ...]:
     """The phrases a property is compared with, once per KB (not per question: the relatives
