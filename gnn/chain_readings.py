@@ -17,7 +17,7 @@ four training seeds, or two ensembles of four (docs/results.md).
 from __future__ import annotations
 
 from koplc.kopl.exploration.readings import relation_phrase, words
-from koplc.kopl.lexicon import WH_KINDS, base_form, plural, simple_past
+from koplc.kopl.lexicon import WH_KINDS, base_form, participle, plural, simple_past
 from koplc.kopl.relatives import agent_nouns, base_verb, kind_share
 
 Hops = list[tuple[str, str]]
@@ -111,19 +111,12 @@ def _when(topic: str, hops: Hops, nouns: list[str | None]) -> list[str]:
     if len(timed) != 1:
         return []
     (verb,) = [w for w in said if w != timed[0]]
-    participle = verb if base_form(verb) else (_participle(verb) if base_verb(verb) else None)
-    if participle is None:
+    done = verb if base_form(verb) else (participle(verb) if base_verb(verb) else None)
+    if done is None:
         return []
     if len(hops) == 1:
-        return [f"When was {topic} {participle}?"]
-    return [f"When were {_read(topic, hops[:-1], nouns[:-1], '')} {participle}?"]
-
-
-def _participle(verb: str) -> str | None:
-    from lemminflect import getInflection
-
-    forms = getInflection(verb, tag="VBN")
-    return forms[0] if forms else None
+        return [f"When was {topic} {done}?"]
+    return [f"When were {_read(topic, hops[:-1], nouns[:-1], '')} {done}?"]
 
 
 def _outward(topic: str, hops: Hops, nouns: list[str | None]) -> str:

@@ -436,6 +436,18 @@ def simple_past(participle: str) -> str | None:
     return forms.get("VBD", (participle,))[0]
 
 
+def participle(verb: str) -> str | None:
+    """The past participle of a verb in its base form (lemminflect); None when it has none.
+
+    >>> participle("release"), participle("build"), participle("write")
+    ('released', 'built', 'written')
+    """
+    from lemminflect import getInflection
+
+    forms = getInflection(verb, tag="VBN")
+    return forms[0] if forms else None
+
+
 def adjective_base(word: str) -> str | None:
     """The base of a comparative or superlative adjective (lemminflect's adjective lemma); None
     when the word is no such form.
