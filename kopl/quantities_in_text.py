@@ -67,9 +67,58 @@ def quantities_in(text: str) -> tuple[QuantityInText, ...]:
     [('20', 'decade'), ('1970', 'decade')]
     """
     decades = decades_in(text)
-    return tuple(sorted((*(q for q in _quantities_in(text) if not any(
-        d.start < q.end and q.start < d.end for d in decades)), *decades),
-        key=lambda q: q.start))
+    found = [*shares_in(text), *decades]
+    found += [q for q in _quantities_in(text) if not any(
+        d.start < q.end and q.start < d.end for d in found)]
+    return tuple(sorted(found, key=lambda q: q.start))
+
+
+def shares_in(text: str) -> tuple[QuantityInText, ...]:
+    """The shares said as fractions in words, each in percent ("%"): "half", "a quarter",
+    "two thirds", "three-quarters"; and a fraction of a scale word as the amount it says ("half
+    a million"). Not a fraction of another amount ("a quarter of an hour"), one after a whole
+    number ("nine and a half"), nor a place ("the third", which has no number before it).
+
+    >>> [(q.value, q.unit) for q in shares_in("more than a quarter of natural nickel")]
+    [('25', '%')]
+    >>> [q.value for q in shares_in("half of them, or two-thirds, or one fifth")]
+    ['50', '66.67', '20']
+    >>> [(q.value, q.unit) for q in shares_in("half a million in the third quarter")]
+    [('500000', '')]
+    >>> shares_in("a quarter of an hour, nine and a half million, the longest half-life")
+    ()
+    """
+    found = []
+    for match in _SHARE.finditer(text):
+        said = (match.group(1) or "").lower()
+        part = _DENOMINATORS.get(singular(match.group(2).lower()))
+        if part is None or (not said and part != 2) or _AFTER_A_WHOLE.search(
+                text[:match.start()]):
+            continue
+        count = 1 if said in ("", "a", "an", "one") else parse_number(said)
+        if not count or count >= part:
+            continue
+        scaled = _OF_A_SCALE.match(text, match.end())
+        if scaled is None and _AMOUNT_AFTER.match(text, match.end()):
+            continue
+        scale = _scale(scaled.group(1).lower()) if scaled else None
+        value = Decimal(count) / part * (scale or 100)
+        found.append(QuantityInText(_plain(value.quantize(Decimal("0.01"))), match.start(),
+                                    scaled.end() if scaled else match.end(),
+                                    "" if scaled else "%"))
+    return tuple(found)
+
+
+_DENOMINATORS = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5,
+              "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+_SHARE = re.compile(r"\b(?:(an?|one|two|three|four|five|six|seven|eight|nine)[\s\u2010-]+)?"
+                    r"(halves|half|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|"
+                    r"eighths?|ninths?|tenths?)\b(?![\u2010-]\w)", re.IGNORECASE)  # not "half-life"
+# what makes a fraction one of an amount: "half a million", "a quarter of an hour"
+_AMOUNT_AFTER = re.compile(r"\s+(?:of\s+)?(?:an?|one)\b", re.IGNORECASE)
+_OF_A_SCALE = re.compile(r"\s+(?:of\s+)?(?:an?|one)\s+(thousand|million|billion|trillion)\b",
+                         re.IGNORECASE)
+_AFTER_A_WHOLE = re.compile(r"\band\s+$", re.IGNORECASE)  # "nine and a half"
 
 
 DECADE = "decade"

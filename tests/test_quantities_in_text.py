@@ -31,6 +31,11 @@ SAID = [
     # decimals, percent, units
     ("Which metals are 0.5 percent of the crust?", [("0.5", "percent")]),
     ("Which parties won more than 12.75% of the vote?", [("12.75", "%")]),
+    # a share said as a fraction in words, in percent; a fraction of an amount is no share
+    ("Which parties won more than a third of the seats?", [("33.33", "%")]),
+    ("Which isotopes make up over three-quarters of the element?", [("75", "%")]),
+    ("Which towns lost half their people?", [("50", "%")]),
+    ("Which firms are worth half a million?", [("500000", "")]),
     ("Which states cover 300 square miles?", [("300", "square miles")]),
     ("Which trains run at 250 kilometres per hour?", [("250", "kilometres per hour")]),
     ("Which fossils are older than 1,000,000 years?", [("1000000", "years")]),
