@@ -208,7 +208,14 @@ def asked_noun(question: str) -> str | None:
     ...     "Who was the youngest contestant ever?", "Which imported cars have 4WD?",
     ...     "Which sports car is the cheapest?")]
     ['river', 'nuclide', 'person', None, None, 'contestant', 'car', 'sports car']
+
+    A phrase set before the question word by a comma only narrows what is asked ("Among all
+    the runners-up, who won the most?" asks for a person; "Of the droids, which is tallest?").
+
+    >>> asked_noun("Among all the runners-up, who won the most?")
+    'person'
     """
+    question = past_opening_phrase(question)
     word = _asked_word(question, picked_first=False)
     if word:
         return singular(word)
@@ -229,11 +236,34 @@ def asked_part(question: str) -> str:
 
     >>> asked_part("Tell me where Bossk was born."), asked_part("Where was Bossk born?")
     ('where Bossk was born.', 'Where was Bossk born?')
+    >>> asked_part("In series 3, who won?")
+    'who won?'
     """
+    question = past_opening_phrase(question)
     asked = request(question)
     if asked is None or asked.group(2).lower() not in (*WH_ANSWER_TYPES, "which", "what", "how"):
         return question
     return question[asked.start(2):]
+
+
+def past_opening_phrase(question: str) -> str:
+    """The question from its question word on where a prepositional phrase and a comma come
+    before it ("Among all the runners-up, who won?": "who won?"); the question itself
+    otherwise.
+
+    >>> past_opening_phrase("Of the droids, which is the tallest?")
+    'which is the tallest?'
+    >>> past_opening_phrase("Who, of the droids, is the tallest?")
+    'Who, of the droids, is the tallest?'
+    """
+    found = _OPENING_PHRASE.match(question)
+    return question[found.end():] if found else question
+
+
+# A prepositional phrase that opens a question, set off by a comma before its question word.
+_OPENING_PHRASE = re.compile(
+    r"\s*(?:among(?:st)?|of|in|for|from|at|on|during|after|before|across|within|between|"
+    r"out of)\b[^,?]*,\s*(?=(?:who|whom|whose|what|which|when|where|how)\b)", re.IGNORECASE)
 
 
 def request(question: str) -> re.Match | None:

@@ -348,18 +348,21 @@ def mostly_noun(word: str) -> bool:
 @lru_cache(maxsize=4096)
 def premodifier(word: str) -> bool:
     """Whether `word`, before other words of a noun phrase, can only modify them: WordNet has
-    it as an adverb alone ("naturally"), or it is hyphenated and WordNet has no noun of it
-    ("meat-eating", "twin-engined"; not "by-product"). False without WordNet.
+    it as an adverb alone ("naturally"), or it is hyphenated, WordNet has no noun of it and its
+    last part is no noun but a participle or an adjective ("meat-eating", "twin-engined"; not
+    "by-product", nor "plant-eater", whose last part is a noun). False without WordNet.
 
     >>> [premodifier(w) for w in ("naturally", "meat-eating", "twin-engined", "by-product",
-    ...                           "present", "cars")]
-    [True, True, True, False, False, False]
+    ...                           "present", "cars", "plant-eater")]
+    [True, True, True, False, False, False, False]
     """
     wordnet = _wordnet()
     if wordnet is None:
         return False
     if "-" in word:
-        return not wordnet.synsets(word, pos="n")
+        last = word.rsplit("-", 1)[1]
+        return not wordnet.synsets(word, pos="n") and (
+            last.endswith(("ing", "ed")) or not mostly_noun(last))
     return bool(wordnet.synsets(word, pos="r")) and not any(
         wordnet.synsets(word, pos=pos) for pos in ("n", "a", "v"))
 
@@ -499,29 +502,39 @@ def measures(adjective: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=4096)
-def groups_of(noun: str) -> tuple[str, ...]:
-    """What WordNet puts a noun's first sense in, nearest first: the groups it is a member of,
-    then the kinds one and two levels above it ("bats": Chiroptera, then placental ...;
-    "minivan": car, passenger van, then van ...). Empty without WordNet, and for a word that
-    WordNet writes capitalised in that sense (a proper noun written in lower case: "american").
+def groups_of(noun: str) -> tuple[tuple[str, ...], ...]:
+    """What WordNet puts a noun in, one tuple a sense of it in WordNet's order (its most used
+    first), nearest group first. Of the first sense: the groups it is a member of, then the
+    kinds one and two levels above it, each followed by the groups that kind is a member of
+    ("bats": Chiroptera, then placental ...; "minivan": car, passenger van, then van ...). Of
+    a later sense, only the groups with a proper name that it or those kinds are members of
+    ("whales", first a large person, then a cetacean, of Cetacea; not "world" as the populace,
+    of the human race). Empty without WordNet; a sense that WordNet writes capitalised (a
+    proper noun written in lower case: "american") has none.
 
-    >>> groups_of("bats")[:1], "van" in groups_of("minivan"), groups_of("american")
-    (('Chiroptera',), True, ())
+    >>> groups_of("bats")[0][:1], "van" in groups_of("minivan")[0], any(groups_of("american"))
+    (('Chiroptera',), True, False)
+    >>> "Cetacea" in groups_of("whales")[1]
+    True
     """
     from koplc.kopl.lexicon import singular
 
     wordnet = _wordnet()
     lemma = singular(noun.lower())
-    senses = wordnet.synsets(lemma, pos="n")[:1] if wordnet else []
-    if any(x.name()[:1].isupper() for s in senses for x in s.lemmas()
-           if x.name().lower() == lemma):
-        return ()
-    found = [n for s in senses for g in s.member_holonyms() for n in g.lemma_names()]
-    above = senses
-    for _ in range(2):
-        above = [h for s in above for h in s.hypernyms()]
-        found += [n for s in above for n in s.lemma_names()]
-    return tuple(dict.fromkeys(n.replace("_", " ") for n in found))
+    found = []
+    for sense in wordnet.synsets(lemma, pos="n") if wordnet else []:
+        if any(x.name()[:1].isupper() for x in sense.lemmas() if x.name().lower() == lemma):
+            found.append(())
+            continue
+        groups, above = [], [sense]
+        for level in range(3):
+            if level:
+                above = [h for s in above for h in s.hypernyms()]
+                groups += [n for s in above for n in s.lemma_names()] if not found else []
+            groups += [n for s in above for g in s.member_holonyms() for n in g.lemma_names()
+                       if not found or n[:1].isupper()]  # a later sense: named groups only
+        found.append(tuple(dict.fromkeys(n.replace("_", " ") for n in groups)))
+    return tuple(found)
 
 
 @lru_cache(maxsize=4096)

@@ -164,6 +164,9 @@ CASES = [
     # a fraction after a number in words, and the scale after it
     ("bakeoff", "Did series 10 draw an average audience above nine and a half million?",
      "VerifyNum"),
+    # a share said as a fraction in words is a percentage
+    ("isotopes", "Which nickel isotopes make up more than a quarter of natural nickel?",
+     "FilterNum"),
     # a verb WordNet defines as a comparative ("predate": be earlier) compares
     ("flights", "Does N905FJ predate 1990?", "VerifyYear"),
     # a decade in words, or of an age, is one step of two filters
@@ -287,6 +290,27 @@ def test_a_noun_links_the_group_or_class_wordnet_puts_it_in(kbs, frontend):
     # a bare singular is a mass noun, a substance: tritium is a hydrogen, not its class
     assert link_question("Which element is tritium an isotope of?",
                          kbs["isotopes"]).entities == ()
+    # WordNet's first sense of a whale is a large person; its second, a cetacean, is of the
+    # order Cetacea, which the KB names (a later sense counts by its named groups only: the
+    # world as the populace, of the human race, does not link the species Human)
+    question = "What's the biggest of the whales and dolphins by weight?"
+    _gold("mammals", question)
+    assert link_question(question, kbs["mammals"]).entities == ("Cetacea",)
+    _answered_right(frontend, kbs, "mammals", question)
+    assert link_question("How many worlds does the database know about?",
+                         kbs["starwars"]).entities == ()
+
+
+def test_who_means_the_kbs_one_concept_of_people_after_an_opening_phrase_too(kbs, frontend):
+    from koplc.kopl.answering.linking import link_question
+
+    # the bakers are the KB's only people (WordNet); the phrase before the comma narrows
+    question = "Among all the runners-up, who won the most technicals?"
+    _gold("bakeoff", question)
+    assert link_question(question, kbs["bakeoff"]).concepts == ("baker",)
+    _answered_right(frontend, kbs, "bakeoff", question)
+    # a KB of two concepts of people, or of none, says nothing of "who" on its own
+    assert link_question("Who won the most?", kbs["flights"]).concepts == ()
 
 
 def test_an_entity_links_by_another_name_wordnet_gives_what_it_means(kbs):
@@ -415,6 +439,8 @@ def test_no_query_of_an_attribute_filtered_by_anywhere_below(kbs):
     ("cars", "What colour is the Honda Civic?", "colour"),
     # naming no entity, "which X are P" asks P of the concept's members
     ("bakeoff", "Which bakers are married?", "married"),
+    # "how <adjective> is ENT" asks the adjective, and what WordNet says it is a degree of
+    ("isotopes", "How dense is neon-20?", "dense"),
 ])
 def test_a_property_the_kb_names_nothing_like_finds_nothing(frontend, kbs, kb, question, asked):
     # without the rule the search answered the nearest property it has (a spin, a model, a
@@ -441,6 +467,8 @@ def test_a_name_or_identifier_no_entity_has_finds_nothing(frontend, kbs, kb, que
     ("starwars", "Boba_Fett's weight?"),  # mass, by meaning
     ("starwars", "What's the skin tone of Darth Maul?"),
     ("flights", "What engine types are used in Envoy Air's fleet?"),  # the nearest held: 0.50
+    ("cars", "How heavy is the Geo Metro?"),  # heavy: weight
+    ("cars", "How much gas does the Ford Aerostar hold?"),  # "how much X does ENT ..."
 ])
 def test_a_property_the_kb_holds_under_another_name_is_asked(kbs, kb, question):
     from koplc.kopl.answering.linking import link_question

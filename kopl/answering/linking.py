@@ -188,12 +188,12 @@ def place_names(linked: Linked, kb) -> Linked:
 
 def group_names(linked: Linked, kb) -> Linked:
     """`linked` with the entity that a common noun of the question is a member or a kind of in
-    WordNet (`relatives.groups_of`: "bats": Chiroptera, "minivan": van): a word of four
-    letters or more, no word of the schema nor a bare singular (a mass noun: "tritium" is a
-    hydrogen, not a class of things), whose nearest group the KB names by exactly one
-    entity, a member of a concept of at most `VALUE_CONCEPT` members (a group or a class, not
-    a thing), in a question that names no entity otherwise ("the Panthera cats" are Panthera's,
-    not all carnivores)."""
+    WordNet (`relatives.groups_of`: "bats": Chiroptera, "minivan": van, "whales", in their
+    second sense: Cetacea): a word of four letters or more, no word of the schema nor a bare
+    singular (a mass noun: "tritium" is a hydrogen, not a class of things), whose nearest
+    group in the first of its senses the KB names a group of is one entity, a member of a
+    concept of at most `VALUE_CONCEPT` members (a group or a class, not a thing), in a question
+    that names no entity otherwise ("the Panthera cats" are Panthera's, not all carnivores)."""
     if linked.entities:
         return linked
     table, classes = name_table(kb), _class_names(kb)
@@ -202,13 +202,21 @@ def group_names(linked: Linked, kb) -> Linked:
         if word in CONTENT_STOP_WORDS or m.group() in NOT_NAMES \
                 or _bare_singular(linked.question, m, word):
             continue
-        for group in groups_of(word):
+        named = _nearest_group(groups_of(word), table, classes)
+        if len(named) == 1 and (name := named.pop()) not in linked.entities:
+            found.append(((m.start(), m.end()), name))
+    return _with_entities(linked, found)
+
+
+def _nearest_group(senses: tuple[tuple[str, ...], ...], table, classes) -> set[str]:
+    """The names of the classes (`_class_names`) that the nearest group the KB names of a
+    word's first sense with any (`relatives.groups_of`) is written as; empty when none is."""
+    for groups in senses:
+        for group in groups:
             named = {n for n in table.names(group) or () if n in classes}
             if named:
-                if len(named) == 1 and (name := named.pop()) not in linked.entities:
-                    found.append(((m.start(), m.end()), name))
-                break
-    return _with_entities(linked, found)
+                return named
+    return set()
 
 
 def _unlinked_words(linked: Linked, kb, pattern: str) -> Iterator[tuple[re.Match, str]]:
@@ -467,12 +475,14 @@ def meant_concepts(kb, question: str, least: float = MEANT_CONCEPT) -> tuple[str
         return ()
     names = [" ".join(name_head(c)).lower() for c in concepts]
     near = _near_concepts(noun, names, concepts, least)
-    if near or noun in WH_ANSWER_TYPES.values():
+    if near:
         return near
-    # a noun mostly of the kind a wh-word asks for ("which women": a person) means what that
-    # wh-word would ("who": the KB's characters)
-    kinds = [word for word, kind in WH_KINDS.items() if (kind_share(noun, kind) or 0) >= 0.5]
-    near = _near_concepts(kinds[0], names, concepts, least) if len(kinds) == 1 else ()
+    if noun not in WH_ANSWER_TYPES.values():
+        # a noun mostly of the kind a wh-word asks for ("which women": a person) means what
+        # that wh-word would ("who": the KB's characters)
+        kinds = [word for word, kind in WH_KINDS.items()
+                 if (kind_share(noun, kind) or 0) >= 0.5]
+        near = _near_concepts(kinds[0], names, concepts, least) if len(kinds) == 1 else ()
     return near or _only_of_its_kind(noun, names, concepts)
 
 

@@ -7,10 +7,12 @@ Only a property asked in one of a few plain shapes counts, since there the words
 nothing else: "the X of ENT" (or on, or for), "ENT's X", "what X is ENT", "who X-ed (the) ENT"
 (a verb and its object), "how many X does ENT have (...)", "in (on, at...) which X is ENT
 <verb ...>", "what X does ENT <verb ...>" (or did, has, can...; not a copula: "what topics
-is ENT about" may ask for a class, tags) and "which X <verb> ENT" with X a noun, the verb's
-subject (ENT: the linked entity, masked, once); and, in a question naming no entity, "which Y
-are X" with X a single word that says no degree ("which bakers are married"). X, of one to four
-words in the other shapes (two after a possessive or a what-word), is compared by MiniLM cosine with every name of the KB's schema
+is ENT about" may ask for a class, tags), "how much X does ENT <verb ...>", "how <adjective>
+is ENT" (the adjective, read with the nouns WordNet says it is a degree of: "wide", width) and
+"which X <verb> ENT" with X a noun, the verb's subject (ENT: the linked entity, masked, once);
+and, in a question naming no entity, "which Y are X" with X a single word that says no degree
+("which bakers are married"). X, of one to four words in the other shapes (two after a
+possessive or a what-word), is compared by MiniLM cosine with every name of the KB's schema
 (relations, attributes, qualifier keys, concepts, as words), their words' verbs and agent
 nouns ("illustrator" for "illustrated by") and their WordNet relatives
 (`koplc.kopl.relatives`) but for the adjectives that say a degree ("light" of weight); below
@@ -67,7 +69,13 @@ _SHAPES = (_OF_ENT,
                       rf"{_SHORT_X}\s+(?:{_DO}|is|are|was|were)\s+(?:an?\s+|the\s+)?ENT{_WORDS}\W*$",
                       re.IGNORECASE),
            re.compile(rf"^\W*(?:what|which)\s+(?!ENT\b){_SHORT_X}\s+(?:{_DO})\s+"
-                      rf"(?:an?\s+|the\s+)?ENT(?:\s+(?!ENT\b)[a-z]+)+\W*$", re.IGNORECASE))
+                      rf"(?:an?\s+|the\s+)?ENT(?:\s+(?!ENT\b)[a-z]+)+\W*$", re.IGNORECASE),
+           re.compile(rf"^\W*how\s+much\s+(?!(?:{_DO})\b){_SHORT_X}\s+(?:{_DO})\s+"
+                      rf"(?:an?\s+|the\s+)?ENT{_WORDS}\W*$", re.IGNORECASE))
+# "how <adjective> is ENT": the adjective, read with the nouns WordNet says it is a degree of
+# ("wide": width)
+_HOW_ADJECTIVE = re.compile(r"^\W*how\s+(?!much\b|many\b)([a-z]+)\s+(?:is|are|was|were)\s+"
+                            r"(?:an?\s+|the\s+)?ENT\W*$", re.IGNORECASE)
 # "which X are P" naming no entity: P, one word, asked of the concept's members ("which bakers
 # are married"), but for a degree ("which planets are largest")
 _PREDICATE = re.compile(r"^\W*(?:which|what)\s+[a-z]+\s+(?:are|is|were|was)\s+([a-z]+)\W*$",
@@ -94,8 +102,9 @@ def asked_property(masked: str) -> str | None:
     ...     "What topics is ENT about?", "Which ENT planes does ENT fly?",
     ...     "In which country is ENT registered?", "Which reactors make ENT?",
     ...     "What connects ENT and ENT?", "How many young does ENT have in a litter?",
-    ...     "Which bakers are married?", "Which planets are largest?", "Which films are there?")]
-    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon', 'weapon', None, None, 'country', 'reactors', None, 'young', 'married', None, None]
+    ...     "Which bakers are married?", "Which planets are largest?", "Which films are there?",
+    ...     "How wide is the ENT?", "How much prize money did ENT win?", "How much does ENT weigh?")]
+    ['melting point', 'father', 'colour', None, 'judged', None, 'teeth', 'binding energy per nucleon', 'weapon', None, None, 'country', 'reactors', None, 'young', 'married', None, None, 'wide', 'prize money', None]
     """
     for shape in _SHAPES:
         found = shape.search(masked.strip())
@@ -103,6 +112,9 @@ def asked_property(masked: str) -> str | None:
             said = [w for w in found.group(1).lower().split()
                     if w not in ARTICLES and w not in AUXILIARIES]
             return " ".join(said) or None
+    found = _HOW_ADJECTIVE.search(masked.strip())
+    if found:
+        return found.group(1).lower()
     found = _SUBJECT.search(masked.strip())
     if found and mostly_noun(found.group(1).lower()):
         return found.group(1).lower()
@@ -142,6 +154,8 @@ def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHEL
     # of a lightsaber)
     noun = asked_noun(masked) if WHICH_QUESTION.match(masked) and _OF_ENT.search(masked) else None
     said = [asked] if noun is None or noun in asked.split() or noun == "ent" else [asked, noun]
+    if _HOW_ADJECTIVE.search(masked.strip()):
+        said += measures(asked)  # "how wide": width
     nearest = float((_vectors(names)[kept] @ embedder.encode_queries(said).T).max())
     if nearest >= least or _kind_held(kb, asked):
         return None
