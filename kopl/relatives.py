@@ -507,9 +507,9 @@ def groups_of(noun: str) -> tuple[tuple[str, ...], ...]:
     first), nearest group first. Of the first sense: the groups it is a member of, then the
     kinds one and two levels above it, each followed by the groups that kind is a member of
     ("bats": Chiroptera, then placental ...; "minivan": car, passenger van, then van ...). Of
-    a later sense, only the groups with a proper name that it or those kinds are members of
-    ("whales", first a large person, then a cetacean, of Cetacea; not "world" as the populace,
-    of the human race). Empty without WordNet; a sense that WordNet writes capitalised (a
+    a later sense, only the nearest group with a proper name that it or those kinds are a
+    member of ("whales", first a large person, then a cetacean, of Cetacea; "canines", then of
+    Canidae, not the wider Carnivora; not "world" as the populace, of the human race). Empty without WordNet; a sense that WordNet writes capitalised (a
     proper noun written in lower case: "american") has none.
 
     >>> groups_of("bats")[0][:1], "van" in groups_of("minivan")[0], any(groups_of("american"))
@@ -533,6 +533,8 @@ def groups_of(noun: str) -> tuple[tuple[str, ...], ...]:
                 groups += [n for s in above for n in s.lemma_names()] if not found else []
             groups += [n for s in above for g in s.member_holonyms() for n in g.lemma_names()
                        if not found or n[:1].isupper()]  # a later sense: named groups only
+        if found:  # of a later sense, the nearest named group alone, not a wider one
+            groups = groups[:1]
         found.append(tuple(dict.fromkeys(n.replace("_", " ") for n in groups)))
     return tuple(found)
 
