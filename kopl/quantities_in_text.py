@@ -110,7 +110,7 @@ def shares_in(text: str) -> tuple[QuantityInText, ...]:
 
 
 _DENOMINATORS = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5,
-              "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+                 "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
 _SHARE = re.compile(r"\b(?:(an?|one|two|three|four|five|six|seven|eight|nine)[\s\u2010-]+)?"
                     r"(halves|half|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|"
                     r"eighths?|ninths?|tenths?)\b(?![\u2010-]\w)", re.IGNORECASE)  # not "half-life"

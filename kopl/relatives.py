@@ -505,12 +505,12 @@ def measures(adjective: str) -> tuple[str, ...]:
 def groups_of(noun: str) -> tuple[tuple[str, ...], ...]:
     """What WordNet puts a noun in, one tuple a sense of it in WordNet's order (its most used
     first), nearest group first. Of the first sense: the groups it is a member of, then the
-    kinds one and two levels above it, each followed by the groups that kind is a member of
-    ("bats": Chiroptera, then placental ...; "minivan": car, passenger van, then van ...). Of
-    a later sense, only the nearest group with a proper name that it or those kinds are a
-    member of ("whales", first a large person, then a cetacean, of Cetacea; "canines", then of
-    Canidae, not the wider Carnivora; not "world" as the populace, of the human race). Empty without WordNet; a sense that WordNet writes capitalised (a
-    proper noun written in lower case: "american") has none.
+    kinds one and two levels above it, each level followed by the groups its kinds are members
+    of ("bats": Chiroptera, then placental ...; "minivan": car, passenger van, then van ...).
+    Of a later sense, only the nearest group with a proper name (`_nearest_named_group`:
+    "whales", first a large person, then a cetacean, of Cetacea). Empty without WordNet; a
+    sense that WordNet writes capitalised (a proper noun written in lower case: "american")
+    has none.
 
     >>> groups_of("bats")[0][:1], "van" in groups_of("minivan")[0], any(groups_of("american"))
     (('Chiroptera',), True, False)
@@ -521,22 +521,39 @@ def groups_of(noun: str) -> tuple[tuple[str, ...], ...]:
 
     wordnet = _wordnet()
     lemma = singular(noun.lower())
-    found = []
+    found: list[tuple[str, ...]] = []
     for sense in wordnet.synsets(lemma, pos="n") if wordnet else []:
         if any(x.name()[:1].isupper() for x in sense.lemmas() if x.name().lower() == lemma):
             found.append(())
             continue
-        groups, above = [], [sense]
-        for level in range(3):
-            if level:
-                above = [h for s in above for h in s.hypernyms()]
-                groups += [n for s in above for n in s.lemma_names()] if not found else []
-            groups += [n for s in above for g in s.member_holonyms() for n in g.lemma_names()
-                       if not found or n[:1].isupper()]  # a later sense: named groups only
-        if found:  # of a later sense, the nearest named group alone, not a wider one
-            groups = groups[:1]
+        if found:  # a later sense
+            found.append(_nearest_named_group(sense))
+            continue
+        groups, above = _holonym_names([sense]), [sense]
+        for _ in range(2):
+            above = [h for s in above for h in s.hypernyms()]
+            groups += [n for s in above for n in s.lemma_names()] + _holonym_names(above)
         found.append(tuple(dict.fromkeys(n.replace("_", " ") for n in groups)))
     return tuple(found)
+
+
+def _nearest_named_group(sense) -> tuple[str, ...]:
+    """The nearest group with a proper name that a WordNet sense, or a kind one or two levels
+    above it, is a member of, not a wider one ("canines" as animals: Canidae, not Carnivora;
+    "world" as the populace: none, the human race has no proper name); empty when none is."""
+    above = [sense]
+    for level in range(3):
+        if level:
+            above = [h for s in above for h in s.hypernyms()]
+        named = [n for n in _holonym_names(above) if n[:1].isupper()]
+        if named:
+            return (named[0].replace("_", " "),)
+    return ()
+
+
+def _holonym_names(senses) -> list[str]:
+    """The lemma names of the groups WordNet says each of `senses` is a member of."""
+    return [n for s in senses for g in s.member_holonyms() for n in g.lemma_names()]
 
 
 @lru_cache(maxsize=4096)
