@@ -22,7 +22,7 @@ import numpy as np
 
 from koplc.kopl.execution.judge import find_names
 from koplc.kopl.exploration.readings import words
-from koplc.kopl.ir import Node
+from koplc.kopl.ir import Node, QueryName
 from koplc.kopl.lexicon import (
     ARTICLES,
     AUXILIARIES,
@@ -251,6 +251,18 @@ def answer_type(node: Node, noun) -> str | None:
         return None
     return noun(node.input) or (words(node.input.relation) if node.input.op == "Relate"
                                 else None)
+
+
+def answer_types(node: Node, noun) -> tuple[str, ...]:
+    """`answer_type` and, for the names of an And or Or of two sets with no concept, each
+    side's: both name the same things, so the join matches the asked type as well as the
+    side that matches it best."""
+    found = answer_type(node, noun)
+    if found is None and node.op == "QueryName" and node.input.op in ("And", "Or"):
+        sides = (answer_type(QueryName(input=side), noun)
+                 for side in (node.input.left, node.input.right))
+        return tuple(dict.fromkeys(t for t in sides if t))
+    return (found,) if found else ()
 
 
 def type_match(asked: str, returned: str, vectors, extra: ExtraWords = NO_EXTRA) -> float:

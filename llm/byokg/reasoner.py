@@ -410,20 +410,21 @@ class Reasoner:
                      - opts.entity_cost * (unused + short) - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
-            returned = fit.answer_type(node if node.op in FINISHING else QueryName(input=node),
-                                       self.noun)
+            returned = fit.answer_types(
+                node if node.op in FINISHING else QueryName(input=node), self.noun)
             asked = question.type
             if question.type == "number" and self._measures(node):
-                returned = "number"  # "how many engines": a quantity's value is a number
+                returned = ("number",)  # "how many engines": a quantity's value is a number
             elif in_unit_asked(self.kb, node, question.type):
-                returned = question.type  # "what percent": a value kept in percent
+                returned = (question.type,)  # "what percent": a value kept in percent
             elif node.op == "Count" and question.counted:
                 # "how many orders of mammals": what is counted, as a name question's answers
                 asked = question.counted
-                returned = fit.answer_type(QueryName(input=node.input), self.noun) or returned
+                returned = fit.answer_types(QueryName(input=node.input), self.noun) or returned
             if opts.type_weight and asked and returned:
-                score += opts.type_weight * fit.type_match(asked, returned, encode,
-                                                             question.lexicon)
+                score += opts.type_weight * max(fit.type_match(asked, r, encode,
+                                                               question.lexicon)
+                                                for r in returned)
             elif (question.kind_named and not unused
                   and self._of_kind(node, question.linked.entities)):
                 score += opts.type_weight  # "the lightest ENT" (rodent): one of Rodentia's
