@@ -23,13 +23,13 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from koplc.kopl.lexicon import CONTENT_STOP_WORDS, NAME_STOP_WORDS
+from koplc.kopl.lexicon import CONTENT_STOP_WORDS, NAME_STOP_WORDS, plural
 from koplc.kopl.naming import name_phrase
 from koplc.kopl.user_cache import cache_root, writable
 
 log = logging.getLogger(__name__)
 
-_VERSION = "3"  # of what a relative is: a change makes a KB's cached relatives stale
+_VERSION = "5"  # of what a relative is: a change makes a KB's cached relatives stale
 
 
 def schema_names(kb) -> list[str]:
@@ -47,6 +47,9 @@ def relatives_of(names: Iterable[str], wordnet) -> dict[str, tuple[str, ...]]:
         words = [w for w in said if w not in CONTENT_STOP_WORDS | NAME_STOP_WORDS]
         for word in words:
             found.setdefault(word, set()).update(_lemmas(word, wordnet))
+            other = converse(word)  # a backward reading says it ("children": the parents)
+            if other:
+                found.setdefault(other, set()).update(_lemmas(other, wordnet))
         if len(said) > 1:
             whole = _lemmas("_".join(said), wordnet)
             for word in words:
@@ -67,8 +70,74 @@ def _lemmas(lemma: str, wordnet) -> set[str]:
             if pos == "n":  # the adjectives that say the noun's degree: "old" of age
                 kin |= {x.name().replace("_", " ").lower()
                         for a in senses[0].attributes() for x in a.lemmas()}
+                kin |= _kinds_of_person(senses[:2], wordnet)
             best = used
     return kin - {lemma.replace("_", " ")}
+
+
+@lru_cache(maxsize=4096)
+def converse(noun: str) -> str | None:
+    """The kin on the other side of a family tie that `noun` names, from WordNet's antonym of
+    one of its first two senses when that sense is a kind of relative: the parent of whom
+    one is a child, in `noun`'s number. None for other nouns, whose antonyms are opposites rather than the other
+    side of a tie ("winner": loser; "member": nonmember; "son": daughter, another kind of
+    child), and without WordNet.
+
+    >>> converse("child"), converse("parents"), converse("son"), converse("winner")
+    ('parent', 'children', None, None)
+    """
+    wordnet = _wordnet()
+    if wordnet is None:
+        return None
+    for sense in wordnet.synsets(noun, pos="n")[:2]:
+        if not _is_kin(sense):
+            continue
+        for lemma in sense.lemmas():
+            said = lemma.name().lower()
+            if noun not in (said, plural(said)):
+                continue
+            for other in lemma.antonyms():
+                # "son" and "daughter" are two kinds of one (offspring): no two sides
+                if not _above(sense, 3) & _above(other.synset(), 3):
+                    name = other.name().replace("_", " ").lower()
+                    return name if noun == said else plural(name)
+    return None
+
+
+def _is_kin(sense) -> bool:
+    """Whether a WordNet noun sense is a kind of relative (by blood or marriage)."""
+    return _KIN in {s.name() for s in _above(sense, 4)}
+
+
+def _above(sense, levels: int) -> set:
+    """A WordNet sense's hypernyms up to `levels` above it."""
+    found, frontier = set(), [sense]
+    for _ in range(levels):
+        frontier = [h for s in frontier for h in s.hypernyms()]
+        found.update(frontier)
+    return found
+
+
+_KIN = "relative.n.01"
+
+
+def _kinds_of_person(senses, wordnet) -> set[str]:
+    """The words for the kinds of person that `senses` (a noun's first two) name, when the
+    first names persons: "wife" and "husband" of a spouse, "son" and "daughter" of a child, "father"
+    of a parent. A word counts only when the kind is its own first sense, so that "star" (a
+    celestial body first) is not read as an actor, nor "brother" as a member."""
+    found: set[str] = set()
+    if not senses or senses[0].lexname() != "noun.person":  # "star": a celestial body first
+        return found
+    for sense in senses:
+        if sense.lexname() != "noun.person":
+            continue
+        for kind in sense.hyponyms():
+            for x in kind.lemmas():
+                first = wordnet.synsets(x.name(), pos="n")[:1]
+                if first and first[0].name() == kind.name():
+                    found.add(x.name().replace("_", " ").lower())
+    return found
 
 
 @lru_cache(maxsize=1)

@@ -25,7 +25,8 @@ from koplc.kopl.lexicon import (
     plural,
     simple_past,
 )
-from koplc.kopl.naming import name_phrase
+from koplc.kopl.naming import name_head
+from koplc.kopl.relatives import converse
 from koplc.kopl.types import Type
 
 # A reading function is called with a node of the op that `READINGS` files it under, so its
@@ -43,12 +44,16 @@ class Reading:
 
 
 def words(name: str) -> str:
-    """A schema name as words, in any naming convention (koplc.kopl.naming).
+    """A schema name as words, in any naming convention (koplc.kopl.naming): of a path, its
+    last segment's, since the domain and type before it say what the entities already are
+    ("the people person spouses of X" says "person" of someone named).
 
-    >>> words("location.location.contains"), words("birthPlace")
-    ('location location contains', 'birth place')
+    >>> words("location.location.contains"), words("__people__person__spouse_s")
+    ('contains', 'spouses')
+    >>> words("birthPlace")
+    'birth place'
     """
-    return name_phrase(name) or name
+    return " ".join(name_head(name)) or name
 
 
 def _active(relation: str) -> str | None:
@@ -82,6 +87,9 @@ def relation_phrase(relation: str, direction: str, subject: str, noun: str = "en
             return f"the {noun} {r} {subject}"
         if head == "has" and rest:
             return f"the {noun} that have {rest} {subject}"
+        other = _other_side(r)
+        if other:
+            return f"the {other} of {subject}"
         return f"the {noun} whose {r} is {subject}"
     if verbal:
         past = _active(r)
@@ -91,6 +99,16 @@ def relation_phrase(relation: str, direction: str, subject: str, noun: str = "en
     if head in ("has", "in") and rest:
         return f"the {rest} of {subject}"
     return f"the {r} of {subject}"
+
+
+def _other_side(relation: str) -> str | None:
+    """What a relation named by one side of a family tie ("children") calls the other
+    (`relatives.converse`: "parents"); None for any other name.
+
+    >>> _other_side("children"), _other_side("place of birth")
+    ('parents', None)
+    """
+    return converse(relation) if " " not in relation else None
 
 
 def _relate(node: ir.Relate, parts: dict[str, str]) -> str:

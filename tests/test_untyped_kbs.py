@@ -1,0 +1,126 @@
+"""The BYOKG front end on KBs written as plain N-Triples with no concept at all (one IRI per
+entity, its name as rdfs:label, relations named by their IRIs' local names), as users often
+write them: family ties under Freebase-style names, football clubs under `urn:` IRIs. The
+people, clubs and places are made up here; the answers are read from the triples."""
+
+from __future__ import annotations
+
+import pytest
+
+from koplc.frontends import open_frontend
+from koplc.kopl.frontend import Settings
+from koplc.kopl.kb.cache import load_kb
+
+pytestmark = [pytest.mark.model, pytest.mark.usefixtures("private_caches")]
+
+LABEL = "<http://www.w3.org/2000/01/rdf-schema#label>"
+
+FAMILY = [  # (subject, Freebase-style relation, object)
+    ("Paul Ek", "spouse_s", "Vera Ek"), ("Vera Ek", "spouse_s", "Paul Ek"),
+    ("Paul Ek", "children", "Emil Holm"), ("Vera Ek", "children", "Emil Holm"),
+    ("Paul Ek", "children", "Max Lind"), ("Vera Ek", "children", "Max Lind"),
+    ("Emil Holm", "spouse_s", "Rosa Falk"), ("Rosa Falk", "spouse_s", "Emil Holm"),
+    ("Paul Ek", "place_of_birth", "Oslo"), ("Vera Ek", "place_of_birth", "Turku"),
+    ("Emil Holm", "place_of_birth", "Oslo"), ("Max Lind", "place_of_birth", "Lund"),
+    ("Rosa Falk", "place_of_birth", "Bergen"),
+    ("Paul Ek", "nationality", "Norway"), ("Vera Ek", "nationality", "Finland"),
+    ("Emil Holm", "nationality", "Norway"), ("Max Lind", "nationality", "Sweden"),
+    ("Rosa Falk", "nationality", "Norway"),
+    ("Paul Ek", "profession", "Teacher"), ("Vera Ek", "profession", "Physician"),
+    ("Emil Holm", "profession", "Engineer"), ("Max Lind", "profession", "Painter"),
+    ("Rosa Falk", "profession", "Lawyer"),
+]
+PATHS = {"spouse_s": "people.person", "children": "people.person",
+         "place_of_birth": "people.person", "nationality": "people.person",
+         "profession": "people.person"}
+
+CLUBS = {"Lund_FC": "Lund", "Vasa_United": "Vasa", "1._FC_Wendel": "Wendel"}
+PLAYERS = [  # (player, club, country)
+    ("Hans_FISCHER", "Lund_FC", "Germany"), ("Dario_BERG", "Lund_FC", "Germany"),
+    ("Alan_GOMEZ", "Lund_FC", "Brazil"), ("Kurt_COSTA", "Lund_FC", "Norway"),
+    ("Jan_GOMEZ", "Vasa_United", "Germany"), ("Fabio_IVANOV", "Vasa_United", "Spain"),
+    ("Nils_IVANOV", "1._FC_Wendel", "Brazil"), ("Elio_HORVAT", "1._FC_Wendel", "Germany"),
+    ("Olle_ERIKSEN", "1._FC_Wendel", "Brazil"),
+]
+
+
+def _iri(name: str) -> str:
+    return "<http://example.org/" + name.replace(" ", "_") + ">"
+
+
+@pytest.fixture(scope="module")
+def family(tmp_path_factory):
+    lines = [f"{_iri(s)} <http://example.org/__{PATHS[r].replace('.', '__')}__{r}> "
+             f"{_iri(o)} ." for s, r, o in FAMILY]
+    names = {n for s, _, o in FAMILY for n in (s, o)}
+    lines += [f'{_iri(n)} {LABEL} "{n}" .' for n in sorted(names)]
+    path = tmp_path_factory.mktemp("family") / "kb.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return load_kb(path)
+
+
+@pytest.fixture(scope="module")
+def clubs(tmp_path_factory):
+    lines = [f"<urn:kb:e:{c}> <urn:kb:r:located_in_city> <urn:kb:e:{city}> ."
+             for c, city in CLUBS.items()]
+    for player, club, country in PLAYERS:
+        lines += [f"<urn:kb:e:{player}> <urn:kb:r:plays_in_club> <urn:kb:e:{club}> .",
+                  f"<urn:kb:e:{player}> <urn:kb:r:is_from_country> <urn:kb:e:{country}> ."]
+    names = {*CLUBS, *CLUBS.values(), *(n for row in PLAYERS for n in row)}
+    lines += [f'<urn:kb:e:{n}> {LABEL} "{n}" .' for n in sorted(names)]
+    path = tmp_path_factory.mktemp("clubs") / "kb.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return load_kb(path)
+
+
+@pytest.fixture(scope="module")
+def byokg():
+    return open_frontend("byokg", Settings())
+
+
+def _answers(kb, subject, relation, backward=False):
+    return {s if backward else o for s, r, o in kb if r == relation
+            and (o if backward else s) == subject}
+
+
+@pytest.mark.parametrize("question, gold", [
+    # a kind of spouse (WordNet: a wife is one) names the spouse hop of a 2-hop path
+    ("Where was the wife of Paul Ek born?", lambda: _answers(FAMILY, "Vera Ek",
+                                                               "place_of_birth")),
+    ("What is the nationality of Emil Holm's husband?",
+     lambda: _answers(FAMILY, "Rosa Falk", "nationality")),
+    # "children" followed backward reads as its other side, the parents
+    ("Who are the parents of Max Lind?", lambda: _answers(FAMILY, "Max Lind", "children",
+                                                          backward=True)),
+    ("Who is the father of Max Lind?", lambda: _answers(FAMILY, "Max Lind", "children",
+                                                        backward=True)),
+    ("Where were Max Lind's parents born?", lambda: {"Oslo", "Turku"}),
+    ("What is the nationality of Emil Holm's mother?", lambda: {"Norway", "Finland"}),
+    ("Who are Vera Ek's kids?", lambda: _answers(FAMILY, "Vera Ek", "children")),
+])
+def test_family_ties_under_freebase_names(byokg, family, question, gold):
+    compiled = byokg.compile(question, family)
+    assert set(compiled.answers) == gold(), compiled.to_json()
+
+
+def test_a_freebase_path_is_read_by_its_last_segment():
+    from koplc.kopl.ir import Find, Relate
+    from koplc.llm.byokg.reasoner import reading
+
+    hop = Relate(input=Find(name="Paul Ek"), relation="__people__person__spouse_s",
+                 direction="forward")
+    born = Relate(input=hop, relation="__people__person__place_of_birth", direction="forward")
+    assert reading(born, ("Paul Ek",)) == "What are the place of birth of the spouses of ENT?"
+
+
+@pytest.mark.parametrize("question, gold", [
+    # the club named only by its role: the full path
+    ("Where is the club Hans_FISCHER plays for?", {"Lund"}),
+    # two constraints joined, in a KB with no concept to say the answer's type
+    ("Which players in club Lund_FC are from Germany?", {"Hans_FISCHER", "Dario_BERG"}),
+    ("Which players of 1._FC_Wendel come from Brazil?", {"Nils_IVANOV", "Olle_ERIKSEN"}),
+    ("Who plays for Vasa United?", {"Jan_GOMEZ", "Fabio_IVANOV"}),
+])
+def test_clubs_under_urn_iris(byokg, clubs, question, gold):
+    compiled = byokg.compile(question, clubs)
+    assert set(compiled.answers) == gold, compiled.to_json()
