@@ -5,6 +5,7 @@ accuracy by question kind, and seconds per question.
     .venv/bin/python benchmarks/devkbs.py --frontend llm --half report --kbs starwars flights
     .venv/bin/python benchmarks/devkbs.py --frontend llm --half report --response-cache off
     .venv/bin/python benchmarks/devkbs.py --frontend agent --agent-k 1 --half tune
+    .venv/bin/python benchmarks/devkbs.py --frontend byokg --half tune --untyped
 
 Each KB's questions carry `half` ("tune" or "report"): constants are set on tune halves only,
 and notes report report halves. Writes build/devkbs/<frontend>-<half>/<kb>/ (koplc eval's
@@ -47,15 +48,33 @@ def half_file(kb: str, half: str, out: Path) -> Path:
     return path
 
 
-def run(kb: str, frontend: str, half: str, out: Path, **settings) -> dict:
-    """koplc eval of `frontend` on `kb`'s `half`; its report."""
+def run(kb: str, frontend: str, half: str, out: Path, untyped: bool = False,
+        **settings) -> dict:
+    """koplc eval of `frontend` on `kb`'s `half` (on the KB with no concept, `untyped`); its
+    report."""
     kb_file, schema = KBS[kb]
     folder = DEVKBS / kb
+    path, schema = ((untyped_copy(kb, out), None) if untyped
+                    else (folder / kb_file, str(folder / schema) if schema else None))
     report, _ = api.evaluate([half_file(kb, half, out)], frontend, out=out / kb,
-                             kb_path=folder / kb_file,
-                             schema=str(folder / schema) if schema else None,
-                             progress=True, **settings)
+                             kb_path=path, schema=schema, progress=True, **settings)
     return report
+
+
+def untyped_copy(kb: str, out: Path) -> Path:
+    """`kb` as KoPL JSON with no concept: every entity an instance of nothing, as a KB written
+    as plain triples with labels is (the held-out benchmarks' KBs are)."""
+    kb_file, schema = KBS[kb]
+    folder = DEVKBS / kb
+    data = json.loads(api.kb_convert(api.load_kb(folder / kb_file, schema=str(
+        folder / schema) if schema else None)))
+    data["concepts"] = {}
+    for entity in data["entities"].values():
+        entity["instanceOf"] = []
+    path = out / f"{kb}-untyped.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
 
 
 def table(reports: dict[str, dict]) -> str:
@@ -86,15 +105,19 @@ def main() -> None:
                         "question generates, as a new question does; default: the user cache)")
     parser.add_argument("--agent-k", type=int, help="the agent's candidate actions a round "
                         "(1: greedy; default: the agent's own)")
+    parser.add_argument("--untyped", action="store_true", help="each KB with its concepts "
+                        "taken out, as plain triples with labels are written")
     args = parser.parse_args()
-    out = ROOT / "build" / "devkbs" / f"{args.frontend}-{args.half}"
+    out = ROOT / "build" / "devkbs" / (f"{args.frontend}-{args.half}"
+                                       + ("-untyped" if args.untyped else ""))
     settings = {"response_cache": args.response_cache} if args.response_cache else {}
     if args.agent_k:
         from koplc.llm.agent.frontend import AgentSettings
         from koplc.llm.agent.loop import AgentOptions
 
         settings["options"] = AgentSettings(loop=AgentOptions(k=args.agent_k))
-    reports = {kb: run(kb, args.frontend, args.half, out, **settings) for kb in args.kbs}
+    reports = {kb: run(kb, args.frontend, args.half, out, args.untyped, **settings)
+               for kb in args.kbs}
     text = table(reports)
     (out / "table.md").write_text(text + "\n", encoding="utf-8")
     print(text)
