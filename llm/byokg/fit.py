@@ -43,6 +43,7 @@ from koplc.kopl.lexicon import (
 from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.relatives import (
     agent_nouns,
+    converse,
     is_a,
     kind_share,
     kinds_of,
@@ -240,7 +241,9 @@ def _named(rest: list[str]) -> str | None:
 def answer_type(node: Node, noun) -> str | None:
     """What a finished program returns, in words: the concept of its answer set (`noun`, as
     Reasoner.noun; of the set a SelectAmong or SelectBetween picks from), else the name of the
-    relation or attribute it ends with."""
+    attribute it ends with or of the relation it ends following forward (a relation names
+    what it reaches, "homeworld"; followed backward, what it starts from is named only where
+    it is a family tie's other side, `relatives.converse`); None when nothing names it."""
     if node.op == "Count":
         return "number"
     if node.op == "QueryAttr":
@@ -249,8 +252,11 @@ def answer_type(node: Node, noun) -> str | None:
         return noun(node.input if node.op == "SelectAmong" else node.left)
     if node.op != "QueryName":
         return None
-    return noun(node.input) or (words(node.input.relation) if node.input.op == "Relate"
-                                else None)
+    found = noun(node.input)
+    if found or node.input.op != "Relate":
+        return found
+    said = words(node.input.relation)
+    return said if node.input.direction != "backward" else converse(said)
 
 
 def answer_types(node: Node, noun) -> tuple[str, ...]:

@@ -96,7 +96,11 @@ class ByokgOptions:
     from 0.9 to 1.2; all 900 MetaQA dev questions fit at 1.21 or more). `loop_cost`: a
     relation followed and straight back that no question word says costs this much where the
     question says it asks for what shares a fact (`ops.Cues.sameness`), and rules the
-    program out elsewhere."""
+    program out elsewhere. `unknown_type`: the answer type's match, as a share of
+    `type_weight`, for a program whose answers nothing names (no concept holds them, as in a
+    KB with none; a relation followed backward names what it starts from only when it is a
+    family tie): neither matched nor not (set on the development KBs' tune sets, with and
+    without their concepts)."""
 
     beam: int = 10
     max_steps: int = 4
@@ -114,6 +118,7 @@ class ByokgOptions:
     number_cost: float = 0.3
     unsure_cost: float = 0.05
     loop_cost: float = 0.2
+    unknown_type: float = 0.5
     demos: str = "retrieved"
     n_demos: int = 4
     seed: int = 0
@@ -420,7 +425,7 @@ class Reasoner:
             elif node.op == "Count" and question.counted:
                 # "how many orders of mammals": what is counted, as a name question's answers
                 asked = question.counted
-                returned = fit.answer_types(QueryName(input=node.input), self.noun) or returned
+                returned = fit.answer_types(QueryName(input=node.input), self.noun)
             if opts.type_weight and asked and returned:
                 score += opts.type_weight * max(fit.type_match(asked, r, encode,
                                                                question.lexicon)
@@ -428,6 +433,8 @@ class Reasoner:
             elif (question.kind_named and not unused
                   and self._of_kind(node, question.linked.entities)):
                 score += opts.type_weight  # "the lightest ENT" (rodent): one of Rodentia's
+            elif asked and not returned:  # no concept, no name: neither matched nor not
+                score += opts.type_weight * opts.unknown_type
             scores.append(score)
         return scores
 
