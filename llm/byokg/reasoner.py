@@ -55,7 +55,7 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
-from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural
+from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural, singular
 from koplc.kopl.relatives import schema_relatives
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.byokg import fit
@@ -398,8 +398,13 @@ class Reasoner:
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
+        # the noun naming the answers names no relation followed out and back ("Which planes
+        # have ..." is no "the planes of an aircraft type")
+        answers_named = {singular(w) for w in (question.type, question.counted)
+                         if w and " " not in w}
+        loop_words = [w for w in question.words if singular(w) not in answers_named]
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
-            unsaid = fit.unsaid_loops(node, list(question.words), encode, question.lexicon)
+            unsaid = fit.unsaid_loops(node, loop_words, encode, question.lexicon)
             if (unsaid and not question.cue.sameness) or (
                     question.cue.graded and not fit.graded_agrees(node, _graded(question.cue),
                                                                   encode)):
