@@ -24,12 +24,12 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from koplc.kopl.lexicon import CONTENT_STOP_WORDS, NAME_STOP_WORDS, plural
-from koplc.kopl.naming import name_phrase
+from koplc.kopl.naming import name_head, name_phrase
 from koplc.kopl.user_cache import cache_root, writable
 
 log = logging.getLogger(__name__)
 
-_VERSION = "5"  # of what a relative is: a change makes a KB's cached relatives stale
+_VERSION = "7"  # of what a relative is: a change makes a KB's cached relatives stale
 
 
 def schema_names(kb) -> list[str]:
@@ -45,11 +45,13 @@ def relatives_of(names: Iterable[str], wordnet) -> dict[str, tuple[str, ...]]:
     for name in names:
         said = (name_phrase(name) or name).lower().split()
         words = [w for w in said if w not in CONTENT_STOP_WORDS | NAME_STOP_WORDS]
-        for word in words:
-            found.setdefault(word, set()).update(_lemmas(word, wordnet))
-            other = converse(word)  # a backward reading says it ("children": the parents)
-            if other:
-                found.setdefault(other, set()).update(_lemmas(other, wordnet))
+        for word in words:  # kinds of person for a name's head only: not "parent taxon"'s
+            found.setdefault(word, set()).update(_lemmas(word, wordnet,
+                                                         kinds=word == said[-1]))
+        head = name_head(name)
+        other = converse(head[0].lower()) if len(head) == 1 else None
+        if other:  # a backward reading says it ("children": the parents; not "parent taxon")
+            found.setdefault(other, set()).update(_lemmas(other, wordnet, kinds=True))
         if len(said) > 1:
             whole = _lemmas("_".join(said), wordnet)
             for word in words:
@@ -57,9 +59,10 @@ def relatives_of(names: Iterable[str], wordnet) -> dict[str, tuple[str, ...]]:
     return {w: tuple(sorted(kin - {w})) for w, kin in found.items() if kin - {w}}
 
 
-def _lemmas(lemma: str, wordnet) -> set[str]:
+def _lemmas(lemma: str, wordnet, kinds: bool = False) -> set[str]:
     """The other lemmas of `lemma`'s first WordNet sense in the part of speech it is most often
-    used in (by WordNet's counts; a noun on a tie): "stable" as an adjective, not a barn."""
+    used in (by WordNet's counts; a noun on a tie): "stable" as an adjective, not a barn; with
+    `kinds`, also a person noun's kinds (`_kinds_of_person`)."""
     best, kin = -1, set()
     for pos in ("n", "v", "a"):
         senses = wordnet.synsets(lemma, pos=pos)
@@ -70,18 +73,19 @@ def _lemmas(lemma: str, wordnet) -> set[str]:
             if pos == "n":  # the adjectives that say the noun's degree: "old" of age
                 kin |= {x.name().replace("_", " ").lower()
                         for a in senses[0].attributes() for x in a.lemmas()}
-                kin |= _kinds_of_person(senses[:2], wordnet)
+                if kinds:
+                    kin |= _kinds_of_person(senses[:2], wordnet)
             best = used
     return kin - {lemma.replace("_", " ")}
 
 
 @lru_cache(maxsize=4096)
 def converse(noun: str) -> str | None:
-    """The kin on the other side of a family tie that `noun` names, from WordNet's antonym of
-    one of its first two senses when that sense is a kind of relative: the parent of whom
-    one is a child, in `noun`'s number. None for other nouns, whose antonyms are opposites rather than the other
-    side of a tie ("winner": loser; "member": nonmember; "son": daughter, another kind of
-    child), and without WordNet.
+    """The kin on the other side of a family tie that `noun` names, in its number, from
+    WordNet's antonym of one of its first two senses when that sense is a kind of relative:
+    the parent of whom one is a child. None for other nouns, whose antonyms are opposites
+    rather than the other side of a tie ("winner": loser; "member": nonmember; "son":
+    daughter, another kind of child), and without WordNet.
 
     >>> converse("child"), converse("parents"), converse("son"), converse("winner")
     ('parent', 'children', None, None)
@@ -123,9 +127,9 @@ _KIN = "relative.n.01"
 
 def _kinds_of_person(senses, wordnet) -> set[str]:
     """The words for the kinds of person that `senses` (a noun's first two) name, when the
-    first names persons: "wife" and "husband" of a spouse, "son" and "daughter" of a child, "father"
-    of a parent. A word counts only when the kind is its own first sense, so that "star" (a
-    celestial body first) is not read as an actor, nor "brother" as a member."""
+    first names persons: "wife" and "husband" of a spouse, "son" and "daughter" of a child,
+    "father" of a parent. A word counts only when the kind is its own first sense, so that
+    "star" (a celestial body first) is not read as an actor, nor "brother" as a member."""
     found: set[str] = set()
     if not senses or senses[0].lexname() != "noun.person":  # "star": a celestial body first
         return found
