@@ -286,12 +286,8 @@ def kinds_of(noun: str, levels: int = 3) -> frozenset[str]:
 
     wordnet = _wordnet()
     senses = wordnet.synsets(singular(noun.lower()).replace(" ", "_"), pos="n") if wordnet else []
-    found: set[str] = set()
-    above = senses[:1]
-    for _ in range(levels):
-        above = [h for s in above for h in s.hypernyms()]
-        found |= {x.name().replace("_", " ").lower() for s in above for x in s.lemmas()}
-    return frozenset(found)
+    return frozenset(x.name().replace("_", " ").lower()
+                     for s in (_above(senses[0], levels) if senses else ()) for x in s.lemmas())
 
 
 @lru_cache(maxsize=4096)
