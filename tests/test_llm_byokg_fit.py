@@ -11,6 +11,7 @@ import json
 import pytest
 
 from koplc.kopl.datasets import metaqa
+from koplc.kopl.ir import Find, QueryName, Relate
 from koplc.kopl.kb.cache import load_kb
 from koplc.llm.byokg import fit
 from koplc.llm.byokg.reasoner import ByokgFrontEnd, ByokgOptions
@@ -81,3 +82,20 @@ def test_a_reading_word_counts_at_its_nearest_sense():
     said = fit.question_words("what kind of movie is ENT", ["movie"], vectors)
     assert said == ["kind"]
     assert fit.question_words("who directed ENT", ["movie"], vectors) == ["who", "directed"]
+
+
+def test_a_relation_names_what_it_reaches_by_its_head():
+    """"aircraft type" reaches types, not aircraft: asked for planes, it matches no better than
+    its head "type"; asked for engine types, "engine type" keeps its modifier and matches."""
+    from koplc.kopl.grounding.index.embedder import Embedder
+
+    vectors = Embedder().encode_queries
+    node = QueryName(input=Relate(input=Find(name="N102UW"), relation="aircraft_type",
+                                  direction="forward"))
+    planes = fit.answer_type(node, lambda _: None, "planes")
+    assert planes == ("aircraft type", "type")
+    assert fit.type_match("planes", planes, vectors) < 0.5 < fit.type_match(
+        "planes", "aircraft type", vectors)
+    engine = QueryName(input=Relate(input=Find(name="N102UW"), relation="engine_type",
+                                    direction="forward"))
+    assert fit.answer_type(engine, lambda _: None, "engine types") == "engine type"

@@ -29,6 +29,7 @@ from koplc.kopl.lexicon import (
     CONTENT_STOP_WORDS,
     HAVE,
     NO_EXTRA,
+    PREPOSITIONS,
     WH_ANSWER_TYPES,
     WH_KINDS,
     WHAT,
@@ -238,12 +239,46 @@ def _named(rest: list[str]) -> str | None:
     return " ".join(said) or None
 
 
-def answer_type(node: Node, noun) -> str | None:
+def reached(name: str, asked: str | None) -> str:
+    """What a relation's name (in words) says it reaches, kept to the words the asked phrase
+    can check: the head of a noun compound ("aircraft type": a type, not an aircraft), the
+    noun before "of" ("place of birth": a place), the noun after a verb's preposition ("plays
+    in club": a club), each with those of the name's other words that `asked` says too
+    ("engine types": engine type); the whole name when it names no noun ("aired on").
+
+    >>> [reached(n, "planes") for n in ("aircraft type", "place of birth", "plays in club")]
+    ['type', 'place', 'club']
+    >>> reached("engine type", "engine types"), reached("aired on", "network")
+    ('engine type', 'aired on')
+    """
+    said = name.split()
+    cut = [i for i, w in enumerate(said) if w in PREPOSITIONS]
+    if cut and said[cut[0]] == "of" and cut[0] > 0:
+        core = said[:cut[0]]
+    elif cut and cut[-1] < len(said) - 1:
+        core = said[cut[-1] + 1:]
+    elif cut:
+        return name
+    else:
+        core = said
+    heard = {singular(w) for w in (asked or "").split()}
+    return " ".join(w for w in said if w == core[-1] or (singular(w) in heard
+                                                         and w not in PREPOSITIONS))
+
+
+Named = str | tuple[str, str]
+"""What a program's answers are called: a name, or a relation's name and its head (both must
+match what is asked, `type_match`)."""
+
+
+def answer_type(node: Node, noun, asked: str | None = None) -> Named | None:
     """What a finished program returns, in words: the concept of its answer set (`noun`, as
     Reasoner.noun; of the set a SelectAmong or SelectBetween picks from), else the name of the
     attribute it ends with or of the relation it ends following forward (a relation names
-    what it reaches, "homeworld"; followed backward, what it starts from is named only where
-    it is a family tie's other side, `relatives.converse`); None when nothing names it."""
+    what it reaches, "homeworld", and where its name is a compound, by that and by its head
+    as well, `reached`: "aircraft type" names types; followed backward, what it starts from
+    is named only where it is a family tie's other side, `relatives.converse`); None when
+    nothing names it."""
     if node.op == "Count":
         return "number"
     if node.op == "QueryAttr":
@@ -256,28 +291,34 @@ def answer_type(node: Node, noun) -> str | None:
     if found or node.input.op != "Relate":
         return found
     said = words(node.input.relation)
-    return said if node.input.direction != "backward" else converse(said)
+    if node.input.direction == "backward":
+        return converse(said)
+    head = reached(said, asked)
+    return said if head == said else (said, head)
 
 
-def answer_types(node: Node, noun) -> tuple[str, ...]:
+def answer_types(node: Node, noun, asked: str | None = None) -> tuple[Named, ...]:
     """`answer_type` and, for the names of an And or Or of two sets with no concept, each
     side's: both name the same things, so the join matches the asked type as well as the
     side that matches it best."""
-    found = answer_type(node, noun)
+    found = answer_type(node, noun, asked)
     if found is None and node.op == "QueryName" and node.input.op in ("And", "Or"):
-        sides = (answer_type(QueryName(input=side), noun)
+        sides = (answer_type(QueryName(input=side), noun, asked)
                  for side in (node.input.left, node.input.right))
         return tuple(dict.fromkeys(t for t in sides if t))
     return (found,) if found else ()
 
 
-def type_match(asked: str, returned: str, vectors, extra: ExtraWords = NO_EXTRA) -> float:
+def type_match(asked: str, returned: Named, vectors, extra: ExtraWords = NO_EXTRA) -> float:
     """How well what a program returns matches what the question asks for: the MiniLM cosine
     of the two (`vectors` gives unit rows), or, when a wh-word asks ("who": a person or group),
     the share of the returned noun's WordNet senses of that kind where it is larger (MiniLM
     puts "manufacturers" no nearer to "person" than "aircraft"); 1 when the asked noun is one
     of the returned noun's senses in `extra` (a question's `meant_senses`), or a kind of it in
-    WordNet (`relatives.kinds_of`: "carmakers" of manufacturers)."""
+    WordNet (`relatives.kinds_of`: "carmakers" of manufacturers). A pair of names (a
+    relation's and its head's, `answer_type`) matches as the worse of the two."""
+    if isinstance(returned, tuple):
+        return min(type_match(asked, r, vectors, extra) for r in returned)
     if singular(asked) in extra.near_synonyms(returned, singular(returned)) or (
             singular(returned.lower()) in kinds_of(asked)  # "carmakers": manufacturers
             or is_a(returned, asked)):  # "kinds": species, a kind in one of its senses

@@ -421,7 +421,7 @@ class Reasoner:
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
             returned = fit.answer_types(
-                node if node.op in FINISHING else QueryName(input=node), self.noun)
+                node if node.op in FINISHING else QueryName(input=node), self.noun, question.type)
             asked = question.type
             if question.type == "number" and self._measures(node):
                 returned = ("number",)  # "how many engines": a quantity's value is a number
@@ -430,7 +430,7 @@ class Reasoner:
             elif node.op == "Count" and question.counted:
                 # "how many orders of mammals": what is counted, as a name question's answers
                 asked = question.counted
-                returned = fit.answer_types(QueryName(input=node.input), self.noun)
+                returned = fit.answer_types(QueryName(input=node.input), self.noun, asked)
             if opts.type_weight and asked and returned:
                 score += opts.type_weight * max(fit.type_match(asked, r, encode,
                                                                question.lexicon)
