@@ -450,6 +450,26 @@ def base_form(word: str) -> str | None:
     return _verb_lemma(word)
 
 
+@lru_cache(maxsize=4096)
+def active_base(word: str) -> str | None:
+    """The base form of a verb's third person present or simple past (lemminflect), the forms
+    a verb takes with its subject ("plays", "won"); None for any other word, a past participle
+    alone included ("born").
+
+    >>> active_base("plays"), active_base("won"), active_base("born"), active_base("play")
+    ('play', 'win', None, None)
+    """
+    from lemminflect import getAllInflections, getLemma
+
+    if not word.isalpha() or not word.islower():
+        return None
+    for lemma in getLemma(word, upos="VERB"):
+        forms = getAllInflections(lemma, upos="VERB")
+        if lemma != word and word in forms.get("VBZ", ()) + forms.get("VBD", ()):
+            return lemma
+    return None
+
+
 def simple_past(participle: str) -> str | None:
     """The simple past of a verb's past participle ("written": wrote, "discovered":
     discovered; lemminflect); None when the word is no participle.

@@ -35,13 +35,18 @@ PATHS = {"spouse_s": "people.person", "children": "people.person",
          "profession": "people.person"}
 
 CLUBS = {"Lund_FC": "Lund", "Vasa_United": "Vasa", "1._FC_Wendel": "Wendel"}
-PLAYERS = [  # (player, club, country)
-    ("Hans_FISCHER", "Lund_FC", "Germany"), ("Dario_BERG", "Lund_FC", "Germany"),
-    ("Alan_GOMEZ", "Lund_FC", "Brazil"), ("Kurt_COSTA", "Lund_FC", "Norway"),
-    ("Jan_GOMEZ", "Vasa_United", "Germany"), ("Fabio_IVANOV", "Vasa_United", "Spain"),
-    ("Nils_IVANOV", "1._FC_Wendel", "Brazil"), ("Elio_HORVAT", "1._FC_Wendel", "Germany"),
-    ("Olle_ERIKSEN", "1._FC_Wendel", "Brazil"),
+PLAYERS = [  # (player, club, country, height in cm, position)
+    ("Hans_FISCHER", "Lund_FC", "Germany", 181, "defender"),
+    ("Dario_BERG", "Lund_FC", "Germany", 176, "forward"),
+    ("Alan_GOMEZ", "Lund_FC", "Brazil", 190, "goalkeeper"),
+    ("Kurt_COSTA", "Lund_FC", "Norway", 183, "midfielder"),
+    ("Jan_GOMEZ", "Vasa_United", "Germany", 188, "goalkeeper"),
+    ("Fabio_IVANOV", "Vasa_United", "Spain", 172, "forward"),
+    ("Nils_IVANOV", "1._FC_Wendel", "Brazil", 194, "goalkeeper"),
+    ("Elio_HORVAT", "1._FC_Wendel", "Germany", 179, "defender"),
+    ("Olle_ERIKSEN", "1._FC_Wendel", "Brazil", 185, "midfielder"),
 ]
+INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>"
 
 
 def _iri(name: str) -> str:
@@ -63,10 +68,12 @@ def family(tmp_path_factory):
 def clubs(tmp_path_factory):
     lines = [f"<urn:kb:e:{c}> <urn:kb:r:located_in_city> <urn:kb:e:{city}> ."
              for c, city in CLUBS.items()]
-    for player, club, country in PLAYERS:
+    for player, club, country, height, position in PLAYERS:
         lines += [f"<urn:kb:e:{player}> <urn:kb:r:plays_in_club> <urn:kb:e:{club}> .",
-                  f"<urn:kb:e:{player}> <urn:kb:r:is_from_country> <urn:kb:e:{country}> ."]
-    names = {*CLUBS, *CLUBS.values(), *(n for row in PLAYERS for n in row)}
+                  f"<urn:kb:e:{player}> <urn:kb:r:is_from_country> <urn:kb:e:{country}> .",
+                  f'<urn:kb:e:{player}> <urn:kb:a:height_cm> "{height}"^^{INTEGER} .',
+                  f'<urn:kb:e:{player}> <urn:kb:a:position> "{position}" .']
+    names = {*CLUBS, *CLUBS.values(), *(n for row in PLAYERS for n in row[:3])}
     lines += [f'<urn:kb:e:{n}> {LABEL} "{n}" .' for n in sorted(names)]
     path = tmp_path_factory.mktemp("clubs") / "kb.nt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -126,5 +133,21 @@ def test_a_freebase_path_is_read_by_its_last_segment():
     ("Who is from Spain?", {"Fabio_IVANOV"}),
 ])
 def test_clubs_under_urn_iris(byokg, clubs, question, gold):
+    compiled = byokg.compile(question, clubs)
+    assert set(compiled.answers) == gold, compiled.to_json()
+
+
+def _players(keep) -> set[str]:
+    return {row[0] for row in PLAYERS if keep(*row[1:])}
+
+
+@pytest.mark.parametrize("question, gold", [
+    # no entity and no concept: everything that holds the key a value or superlative is of
+    ("Who is the tallest player?", {max(PLAYERS, key=lambda row: row[3])[0]}),
+    ("Which players are taller than 1.86 m?", _players(lambda *row: row[2] > 186)),
+    ("How many goalkeepers are there?",
+     {str(len(_players(lambda *row: row[3] == "goalkeeper")))}),
+])
+def test_questions_naming_nothing_start_from_what_holds_the_key(byokg, clubs, question, gold):
     compiled = byokg.compile(question, clubs)
     assert set(compiled.answers) == gold, compiled.to_json()

@@ -34,6 +34,7 @@ from koplc.kopl.lexicon import (
     WH_KINDS,
     WHAT,
     ExtraWords,
+    active_base,
     adjective_base,
     asked_noun,
     asks_how_many,
@@ -264,6 +265,36 @@ def reached(name: str, asked: str | None) -> str:
     heard = {singular(w) for w in (asked or "").split()}
     return " ".join(w for w in said if w == core[-1] or (singular(w) in heard
                                                          and w not in PREPOSITIONS))
+
+
+def doers(name: str) -> tuple[str, ...]:
+    """Who does what a relation's name (in words) says, where it is an active verb alone or
+    before a preposition ("won": winner; "plays in club": player; "competed in": competitor):
+    the verb's agent nouns (`relatives.agent_nouns`), which name the relation's subjects, not
+    the things it reaches; none for any other name ("manufactured by", "born
+    in", "aircraft type", "films": mostly a noun).
+
+    >>> doers("plays in club"), doers("won"), doers("born in"), doers("manufactured by")
+    (('player',), ('winner',), (), ())
+    """
+    said = name.split()
+    if said[1:] and (said[1] not in PREPOSITIONS or said[-1] == "by"):
+        return ()
+    verb = active_base(said[0])
+    if verb is None or (not said[1:] and mostly_noun(said[0])):
+        return ()
+    return agent_nouns(verb)
+
+
+def asks_doer(node: Node, asked: str) -> bool:
+    """Whether the noun asked for names the subjects of the relation a program's answers are
+    the objects of, that noun or a kind of it (`doers`: "Which players are taller than ...?"
+    is not asking the clubs they play in), so its answers are not what is asked."""
+    inner = node.input if node.op == "QueryName" else node
+    if inner.op != "Relate" or inner.direction == "backward" or asked in WH_KINDS:
+        return False
+    named = doers(words(inner.relation))
+    return singular(asked) in named or any(d in kinds_of(asked) for d in named)
 
 
 Named = str | tuple[str, str]

@@ -197,7 +197,8 @@ class Cues:
 
 def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
     """The question's cues; a word or number said inside one of the entity `spans` is part of
-    a name ("series 5", "carbon-14", "the first series"), not a cue.
+    a name ("series 5", "carbon-14", "the first series"), not a cue, as is a number joined by a
+    hyphen to the word before it, a name the KB may lack ("unobtainium-300").
 
     >>> c = cues("Which elements have a melting point above 3000 kelvin?")
     >>> c.yes_no, c.most or c.least, c.comparators, c.numbers, c.units
@@ -208,6 +209,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
     ('2',)
     >>> cues("Who won the series after series 5 in 2015?", ((25, 33),)).numbers
     ('2015',)
+    >>> cues("What is unobtainium-300's half-life?").numbers
+    ()
     >>> cues("Who was born more than 500 years before the battle?").comparators
     ('>',)
     >>> cues("Does N905FJ predate 1990?").comparators
@@ -231,7 +234,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
     amounts = quantities_in(question)
     said = sorted((q for q in (*amounts, *ordinals_in(question))  # "the first episode": 1
                    if not any(a.start < q.end and q.start < a.end for a in amounts if a != q)
-                   and not any(start < q.end and q.start < end for start, end in spans)),
+                   and not any(start < q.end and q.start < end for start, end in spans)
+                   and not re.search(r"[A-Za-z]-$", question[:q.start])),  # "krypton-85"
                   key=lambda q: q.start)
     more, less = has(_MORE), has(_LESS)
     if more and less:  # "more horses under the hood": an adjective compares, "under" may place
@@ -309,7 +313,9 @@ _HOW_MUCH = re.compile(r"\s*(?:\w+\s+)?how\s+much\b", re.IGNORECASE)
 
 
 def _said(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(phrase.lower())}(?!\w)", text) is not None
+    """Whether `text` says `phrase` as a word of its own: not inside a word, nor as the "s" of
+    a possessive ("unobtainium-300's" says no "S")."""
+    return re.search(rf"(?<![\w'’]){re.escape(phrase.lower())}(?!\w)", text) is not None
 
 
 @per_kb()
@@ -584,9 +590,10 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
     give, or with the one the words right before it say (`Cues.bounds`); in the unit said with
     it where that converts to the key's; for a key kept as bare numbers within `span`,
     restated in the SI unit that brings it within, `units.bare_number`: "2.5 metres" of
-    heights 66 to 264 is 250); a string value of the key that the question says as a word,
-    or as a number ("zero spin": "0"), or "none" where it says there is no such thing as the
-    `key` names ("no hair" of a hair colour) (compared by "=")."""
+    heights 66 to 264 is 250); a string value of the key that the question says as a word
+    (in the plural too: "goalkeepers"), or as a number ("zero spin": "0"), or "none" where it
+    says there is no such thing as the `key` names ("no hair" of a hair colour) (compared by
+    "=")."""
     if kind == "quantity":
         for number, said, bound in zip(cue.numbers, cue.units or ("",) * len(cue.numbers),
                                        cue.bounds or ("",) * len(cue.numbers), strict=True):
@@ -605,7 +612,8 @@ def _stated(kind: str, unit: str, strings: frozenset[str], cue: Cues,
                     yield number, comparator
     elif kind == "string":
         for value in sorted(s for s in strings
-                            if s and (_said(cue.text, s) or s.lower() in cue.kinds
+                            if s and (_said(cue.text, s) or _said(cue.text, plural(s))
+                                      or s.lower() in cue.kinds
                                       or s in cue.numbers
                                       or (s.lower() == "none" and _says_none(cue.text, key)))):
             yield value, "="

@@ -30,6 +30,7 @@ from koplc.kopl.answering.asked_quantity import (
     other_quantity,
 )
 from koplc.kopl.answering.linking import (
+    NOTHING_LINKS,
     concept_starts,
     link_question,
     meant_senses,
@@ -283,7 +284,7 @@ class Reasoner:
         starts = ([Find(name=e) for e in linked.entities]
                   or concept_starts(self.kb, linked.question)
                   or [FilterConcept(input=FindAll(), concept=c) for c in linked.concepts]
-                  or bounded_starts(self.kb, cue))
+                  or open_starts(self.kb, cue))
         concepts = tuple(dict.fromkeys((*linked.concepts, *said_concepts(self.kb,
                                                                         linked.question))))
         beam = [Candidate(n, _text(n), (), False) for n in starts]
@@ -431,7 +432,10 @@ class Reasoner:
                 # "how many orders of mammals": what is counted, as a name question's answers
                 asked = question.counted
                 returned = fit.answer_types(QueryName(input=node.input), self.noun, asked)
-            if opts.type_weight and asked and returned:
+            final = node.input if node.op == "Count" else node
+            if asked and fit.asks_doer(final, asked):
+                pass  # "which players ...": the clubs they play in are not asked for
+            elif opts.type_weight and asked and returned:
                 score += opts.type_weight * max(fit.type_match(asked, r, encode,
                                                                question.lexicon)
                                                 for r in returned)
@@ -598,7 +602,7 @@ class ByokgFrontEnd:
         with timed(seconds, "link"):
             linked = link_question(question, kb)
         failed = nothing_linked(linked, self.name, seconds, kb)
-        if failed is not None and not (failed.failure == "link" and bounded_starts(
+        if failed is not None and not (failed.error == NOTHING_LINKS and open_starts(
                 kb, cues(linked.question, linked.spans))):
             return failed
         clock = time.perf_counter()
@@ -657,24 +661,24 @@ def offered_pair(linked: Linked) -> tuple[str, str] | None:
     return None
 
 
-def bounded_starts(kb, cue: Cues) -> list[Node]:
+def open_starts(kb, cue: Cues) -> list[Node]:
     """Where a question that names no entity or concept starts: everything `kb` holds kept by
-    each number it states with a comparative right before it ("What weighs less than two
-    thousand pounds?"), by every key that number may be a value of and keeps some but not all
-    of the entities that hold; none when it states no such number, or asks yes or no."""
-    if cue.yes_no or not any(cue.bounds):  # a yes/no question asks of something it names
+    each value it states ("What weighs less than two thousand pounds?", "Which characters have
+    blue eyes?"), by every key that value may be of and keeps some but not all of the entities
+    that hold it; and everything, when it has a superlative ("Which character is the smallest
+    of all?": the smallest of what holds a height). None for a yes/no question, which asks of
+    something it names."""
+    if cue.yes_no:
         return []
-    starts = []
+    starts: list[Node] = []
     for node in filters(FindAll(), kb, cue):
-        if node.op == "FilterStr":
-            continue
         try:
             kept = len(set(execute(node, kb, CONVERTING).entity_ids or ()))
         except KoplcError:
             continue
         if 0 < kept < len(kb.attr_index.get(node.key, ())):  # keeps some of those with the key
             starts.append(node)
-    return starts
+    return starts + [FindAll()] if cue.extremes else starts
 
 
 def _graded(cue: Cues) -> tuple[tuple[str, bool], ...]:

@@ -193,17 +193,17 @@ class Compiler:
     def _linked(self, question: str, opts: CompileOptions):
         """`linked_or_raise`, except that a question naming nothing of the KB but a number
         with a comparative right before it goes on where the search runs: it starts from
-        everything that number keeps (`reasoner.bounded_starts`), as byokg does."""
+        everything that number keeps (`reasoner.open_starts`), as byokg does."""
         try:
             return linked_or_raise(question, self.kb)
         except NoLink:
             if self._mode(opts) != "searched":
                 raise
             from koplc.llm.byokg.ops import cues
-            from koplc.llm.byokg.reasoner import bounded_starts
+            from koplc.llm.byokg.reasoner import open_starts
 
             linked = link_question(question, self.kb)
-            if not bounded_starts(self.kb, cues(question, linked.spans)):
+            if not open_starts(self.kb, cues(question, linked.spans)):
                 raise
             return linked
 
