@@ -426,20 +426,6 @@ TIME_COMPARATOR_READINGS: dict[Comparator, str] = {
 
 # Inflection.
 
-@lru_cache(maxsize=4096)
-def _verb_lemma(word: str) -> str | None:
-    """The verb whose simple past or past participle `word` is (lemminflect), else None."""
-    from lemminflect import getAllInflections, getLemma
-
-    if not word.isalpha() or not word.islower():
-        return None
-    for lemma in getLemma(word, upos="VERB"):
-        forms = getAllInflections(lemma, upos="VERB")
-        if lemma != word and word in forms.get("VBD", ()) + forms.get("VBN", ()):
-            return lemma
-    return None
-
-
 def base_form(word: str) -> str | None:
     """The base form of a verb's past or past participle (lemminflect); None when the word is
     no such form (or is the base already).
@@ -447,10 +433,23 @@ def base_form(word: str) -> str | None:
     >>> base_form("wrote"), base_form("directed"), base_form("starred"), base_form("run")
     ('write', 'direct', 'star', None)
     """
-    return _verb_lemma(word)
+    return _base_of(word, ("VBD", "VBN"))
 
 
 @lru_cache(maxsize=4096)
+def _base_of(word: str, tags: tuple[str, ...]) -> str | None:
+    """The verb whose form of one of the Penn `tags` `word` is (lemminflect), else None."""
+    from lemminflect import getAllInflections, getLemma
+
+    if not word.isalpha() or not word.islower():
+        return None
+    for lemma in getLemma(word, upos="VERB"):
+        forms = getAllInflections(lemma, upos="VERB")
+        if lemma != word and any(word in forms.get(tag, ()) for tag in tags):
+            return lemma
+    return None
+
+
 def active_base(word: str) -> str | None:
     """The base form of a verb's third person present or simple past (lemminflect), the forms
     a verb takes with its subject ("plays", "won"); None for any other word, a past participle
@@ -459,15 +458,7 @@ def active_base(word: str) -> str | None:
     >>> active_base("plays"), active_base("won"), active_base("born"), active_base("play")
     ('play', 'win', None, None)
     """
-    from lemminflect import getAllInflections, getLemma
-
-    if not word.isalpha() or not word.islower():
-        return None
-    for lemma in getLemma(word, upos="VERB"):
-        forms = getAllInflections(lemma, upos="VERB")
-        if lemma != word and word in forms.get("VBZ", ()) + forms.get("VBD", ()):
-            return lemma
-    return None
+    return _base_of(word, ("VBZ", "VBD"))
 
 
 def simple_past(participle: str) -> str | None:
@@ -479,7 +470,7 @@ def simple_past(participle: str) -> str | None:
     """
     from lemminflect import getAllInflections
 
-    lemma = _verb_lemma(participle)
+    lemma = base_form(participle)
     forms = getAllInflections(lemma, upos="VERB") if lemma else {}
     if participle not in forms.get("VBN", forms.get("VBD", ())):
         return None
