@@ -271,8 +271,8 @@ def doers(name: str) -> tuple[str, ...]:
     """Who does what a relation's name (in words) says, where it is an active verb alone or
     before a preposition ("won": winner; "plays in club": player; "competed in": competitor):
     the verb's agent nouns (`relatives.agent_nouns`), which name the relation's subjects, not
-    the things it reaches; none for any other name ("manufactured by", "born
-    in", "aircraft type", "films": mostly a noun).
+    the things it reaches; none for any other name ("manufactured by", "born in", "aircraft
+    type", "films": mostly a noun).
 
     >>> doers("plays in club"), doers("won"), doers("born in"), doers("manufactured by")
     (('player',), ('winner',), (), ())

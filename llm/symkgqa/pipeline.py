@@ -191,9 +191,9 @@ class Compiler:
                      [d.question for d in demos], attempts, chosen, seconds)
 
     def _linked(self, question: str, opts: CompileOptions):
-        """`linked_or_raise`, except that a question naming nothing of the KB but a number
-        with a comparative right before it goes on where the search runs: it starts from
-        everything that number keeps (`reasoner.open_starts`), as byokg does."""
+        """`linked_or_raise`, except that a question naming nothing of the KB but a value of
+        it or a superlative goes on where the search runs: it starts from everything that
+        value keeps, or from everything (`reasoner.open_starts`), as byokg does."""
         try:
             return linked_or_raise(question, self.kb)
         except NoLink:
