@@ -48,14 +48,17 @@ def half_file(kb: str, half: str, out: Path) -> Path:
     return path
 
 
+def source(kb: str) -> tuple[Path, str | None]:
+    """`kb`'s KB file and its schema file (None when it has none)."""
+    kb_file, schema = KBS[kb]
+    return DEVKBS / kb / kb_file, str(DEVKBS / kb / schema) if schema else None
+
+
 def run(kb: str, frontend: str, half: str, out: Path, untyped: bool = False,
         **settings) -> dict:
     """koplc eval of `frontend` on `kb`'s `half` (on the KB with no concept, `untyped`); its
     report."""
-    kb_file, schema = KBS[kb]
-    folder = DEVKBS / kb
-    path, schema = ((untyped_copy(kb, out), None) if untyped
-                    else (folder / kb_file, str(folder / schema) if schema else None))
+    path, schema = (untyped_copy(kb, out), None) if untyped else source(kb)
     report, _ = api.evaluate([half_file(kb, half, out)], frontend, out=out / kb,
                              kb_path=path, schema=schema, progress=True, **settings)
     return report
@@ -64,10 +67,8 @@ def run(kb: str, frontend: str, half: str, out: Path, untyped: bool = False,
 def untyped_copy(kb: str, out: Path) -> Path:
     """`kb` as KoPL JSON with no concept: every entity an instance of nothing, as a KB written
     as plain triples with labels is (the held-out benchmarks' KBs are)."""
-    kb_file, schema = KBS[kb]
-    folder = DEVKBS / kb
-    data = json.loads(api.kb_convert(api.load_kb(folder / kb_file, schema=str(
-        folder / schema) if schema else None)))
+    path, schema = source(kb)
+    data = json.loads(api.kb_convert(api.load_kb(path, schema=schema)))
     data["concepts"] = {}
     for entity in data["entities"].values():
         entity["instanceOf"] = []
