@@ -39,6 +39,7 @@ LEAST_COSINE = 0.65  # the span and the value read with its relation
 LEAST_GAIN = 0.05  # the value read with its relation, over the relation alone
 LEAST_MARGIN = 0.06  # over the next other value
 LEAST_OVER_CONCEPT = 0.05  # over the nearest concept name
+_STOP = CONTENT_STOP_WORDS | NOT_NAMES | AUXILIARIES | HAVE | PREPOSITIONS
 
 
 def meant_values(linked: Linked, kb) -> list[tuple[tuple[int, int], str]]:
@@ -71,6 +72,11 @@ def _named(linked: Linked, values, schema: frozenset[str]) -> list[tuple[tuple[i
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
     names, read, relation, concepts = values
+    shared = _shared_words(names)
+    spans = [(s, e) for s, e in spans
+             if not all(w in shared for w in _name_words(linked.question[s:e]))]
+    if not spans:
+        return []
     said = embedder.encode_queries([linked.question[s:e] for s, e in spans])
     near = said @ read.T
     gain = near - said @ relation.T
@@ -96,7 +102,6 @@ def _spans(linked: Linked, schema: frozenset[str]) -> list[tuple[int, int]]:
     said = [linked.question[s:e].lower() for s, e in words]
     graded = {i for i, w in enumerate(said)
               if degree(w) is not None or (i and said[i - 1] == "how")}
-    stop = CONTENT_STOP_WORDS | NOT_NAMES | AUXILIARIES | HAVE | PREPOSITIONS
     spans = []
     for size in (1, 2):
         for i in range(len(words) - size + 1):
@@ -104,9 +109,21 @@ def _spans(linked: Linked, schema: frozenset[str]) -> list[tuple[int, int]]:
             if (any(s < end and start < e for s, e in linked.spans)
                     or graded & set(range(i, i + size))):
                 continue
-            if any(w not in stop and singular(w) not in schema for w in said[i:i + size]):
+            if any(w not in _STOP and singular(w) not in schema for w in said[i:i + size]):
                 spans.append((start, end))
     return spans
+
+
+def _name_words(text: str) -> list[str]:
+    """A name's or a span's words but function words, in lower case and in the singular."""
+    return [singular(w) for w in re.findall(r"[\w'’-]+", text.lower()) if w not in _STOP]
+
+
+def _shared_words(names) -> frozenset[str]:
+    """The words that the names of two values or more hold ("airlines" of "Alaska Airlines
+    Inc." and "Delta Air Lines Inc."): a span of such words alone names no one value."""
+    counts = Counter(w for name in set(names) for w in set(_name_words(name)))
+    return frozenset(w for w, n in counts.items() if n >= 2)
 
 
 def _one_span_each(found: list[tuple[tuple[int, int], str]]

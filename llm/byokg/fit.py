@@ -540,7 +540,9 @@ def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = N
         return 0
     unsaid = 0
     for relation in loops:
-        named = [w.lower() for w in words(relation).split()]
+        name = words(relation).lower()
+        head = reached(name, None).split()
+        named = [w for w in name.split() if w in head or not mostly_noun(w)]
         said = similarity(question, named, vectors, extra)
         unsaid += (said is None or float(said.max()) < least) and not any(
             is_a(n, w) for n in named for w in question)  # "ENT's kind": a species is a kind
