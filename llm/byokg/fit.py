@@ -131,11 +131,15 @@ def asked_type(question: str) -> str | None:
     ['genres', 'person', 'publication year', 'number', 'order', 'car', 'gas mileage', None]
     >>> asked_type("Name the models that make up ENT's fleet"), asked_type("describe the movie ENT")
     ('models', None)
+    >>> asked_type("Which ENT aircraft were built before 2000?")
+    'aircraft'
     """
     if asks_how_many(question):
         return "number"
-    if re.search(r"\b(?:which|what)\s+ENT\b", question, re.IGNORECASE):
-        return None  # "which ENT were born on ENT" ("which humans"): the kind is an entity
+    named = re.search(r"\b(?:which|what)\s+ENT\b(?:\s+([a-z]+))?", question, re.IGNORECASE)
+    if named:  # "which ENT planes": planes; "which ENT were born on ENT": an entity's kind
+        after = (named.group(1) or "").lower()
+        return after if after and mostly_noun(singular(after)) else None
     said_is = re.sub(r"\b(\w+)['’]s\s+(?=the\b|an?\b)", r"\1 is ", question)  # "what's the"
     tokens = re.findall(r"[a-z]+", said_is.replace("ENT", " ").lower())
     for i, token in enumerate(tokens):
@@ -287,14 +291,47 @@ def doers(name: str) -> tuple[str, ...]:
 
 
 def asks_doer(node: Node, asked: str) -> bool:
-    """Whether the noun asked for names the subjects of the relation a program's answers are
-    the objects of, that noun or a kind of it (`doers`: "Which players are taller than ...?"
-    is not asking the clubs they play in), so its answers are not what is asked."""
+    """Whether the noun asked for, or a kind of it, is one that the name of the relation a
+    program's answers are the objects of says of its subjects: a doer (`doers`: "Which
+    players are taller than ...?" is not asking the clubs they play in), a noun before its
+    head (`modifiers`: planes, a kind of aircraft, are no aircraft types) or the noun before
+    its last preposition (`holders`: "Which bakers ...?" is not asking the series "star baker
+    in" reaches); such a program's answers are not what is asked."""
     inner = node.input if node.op == "QueryName" else node
     if inner.op != "Relate" or inner.direction == "backward" or asked in WH_KINDS:
         return False
-    named = doers(words(inner.relation))
+    name = words(inner.relation)
+    named = (*doers(name), *modifiers(name), *holders(name))
     return singular(asked) in named or any(d in kinds_of(asked) for d in named)
+
+
+def holders(name: str) -> tuple[str, ...]:
+    """What a relation's name calls its subjects where it is nouns before a last preposition
+    ("star baker in": a star baker, a baker; "member of": a member), in the singular; none
+    for any other name ("plays in club", "aired on", "place of birth").
+
+    >>> holders("star baker in"), holders("member of"), holders("aired on")
+    (('star baker', 'baker'), ('member',), ())
+    """
+    said = name.lower().split()
+    if (len(said) < 2 or said[-1] not in PREPOSITIONS or not mostly_noun(said[-2])
+            or any(w in PREPOSITIONS for w in said[:-1])):
+        return ()
+    return tuple(dict.fromkeys((" ".join(said[:-2] + [singular(said[-2])]), singular(said[-2]))))
+
+
+def modifiers(name: str) -> tuple[str, ...]:
+    """The nouns before the head of a relation's name that is a noun compound, in the
+    singular ("aircraft type": aircraft; "engine type": engine): they name what the facts are
+    of, never the things the relation reaches, which its head names.
+
+    >>> modifiers("aircraft type"), modifiers("place of birth"), modifiers("starred actors")
+    (('aircraft',), (), ())
+    """
+    said = name.lower().split()
+    if any(w in PREPOSITIONS for w in said):
+        return ()
+    return tuple(singular(w) for w in said[:-1] if mostly_noun(w))
 
 
 Named = str | tuple[str, str]
@@ -532,7 +569,8 @@ def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = N
     near a word of the relation (`least`, `order`'s cosine for a word matched) nor names what
     WordNet puts it right under ("kind" of species: `relatives.is_a`): a question that
     never says the relation asks nothing of what else shares it ("who is the pilot of ENT" is
-    no "who made the planes of ENT's type")."""
+    no "who made the planes of ENT's type"). The nouns before a compound name's head (`reached`)
+    say nothing of it: "cars" says no "vehicle class", "starred" says "starred actors"."""
     loops = [n.relation for _, n in node.walk()
              if n.op == "Relate" and n.input.op == "Relate"
              and n.input.relation == n.relation and n.input.direction != n.direction]

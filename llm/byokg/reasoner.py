@@ -434,7 +434,7 @@ class Reasoner:
                 returned = fit.answer_types(QueryName(input=node.input), self.noun, asked)
             final = node.input if node.op == "Count" else node
             if asked and fit.asks_doer(final, asked):
-                pass  # "which players ...": the clubs they play in are not asked for
+                score = -math.inf  # "which players ...": the clubs they play in are not asked
             elif opts.type_weight and asked and returned:
                 score += opts.type_weight * max(fit.type_match(asked, r, encode,
                                                                question.lexicon)
