@@ -1,7 +1,8 @@
 """The BYOKG front end on KBs written as plain N-Triples with no concept at all (one IRI per
 entity, its name as rdfs:label, relations named by their IRIs' local names), as users often
-write them: family ties under Freebase-style names, football clubs under `urn:` IRIs. The
-people, clubs and places are made up here; the answers are read from the triples."""
+write them: family ties under Freebase-style names, football clubs under `urn:` IRIs, a fleet
+of ships under plain local names. The people, clubs, ships and places are made up here; the
+answers are read from the triples."""
 
 from __future__ import annotations
 
@@ -48,6 +49,19 @@ PLAYERS = [  # (player, club, country, height in cm, position)
 ]
 INTEGER = "<http://www.w3.org/2001/XMLSchema#integer>"
 
+VESSELS = [  # (vessel, owner, vessel class, berths, year built)
+    ("MS Aurora", "Nordic Ferries Ltd.", "Cruise ship", 1200, 1998),
+    ("MS Borealis", "Nordic Ferries Ltd.", "Ferry", 450, 2004),
+    ("MV Cirrus", "Baltic Sea Shipping", "Ferry", 380, 1991),
+    ("MV Dune", "Baltic Sea Shipping", "Cargo ship", 20, 2011),
+    ("MS Ember", "Coral Ferries Ltd.", "Ferry", 610, 2015),
+    ("MV Fjord", "Coral Ferries Ltd.", "Cargo ship", 12, 1987),
+    ("MS Gale", "Nordic Ferries Ltd.", "Cargo ship", 16, 2019),
+]
+CALLS = [("Nordic Ferries Ltd.", "Port of Kiel"), ("Nordic Ferries Ltd.", "Port of Tallinn"),
+         ("Baltic Sea Shipping", "Port of Kiel"), ("Coral Ferries Ltd.", "Port of Tallinn"),
+         ("Coral Ferries Ltd.", "Port of Visby")]
+
 
 def _iri(name: str) -> str:
     return "<http://example.org/" + name.replace(" ", "_") + ">"
@@ -76,6 +90,25 @@ def clubs(tmp_path_factory):
     names = {*CLUBS, *CLUBS.values(), *(n for row in PLAYERS for n in row[:3])}
     lines += [f'<urn:kb:e:{n}> {LABEL} "{n}" .' for n in sorted(names)]
     path = tmp_path_factory.mktemp("clubs") / "kb.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return load_kb(path)
+
+
+@pytest.fixture(scope="module")
+def ships(tmp_path_factory):
+    def ship(name):
+        return "<http://example.org/ships/" + name.replace(" ", "_") + ">"
+
+    lines = []
+    for vessel, owner, kind, berths, year in VESSELS:
+        lines += [f"{ship(vessel)} <http://example.org/ships/owned_by> {ship(owner)} .",
+                  f"{ship(vessel)} <http://example.org/ships/vessel_class> {ship(kind)} .",
+                  f'{ship(vessel)} <http://example.org/ships/berths> "{berths}"^^{INTEGER} .',
+                  f'{ship(vessel)} <http://example.org/ships/year_built> "{year}"^^{INTEGER} .']
+    lines += [f"{ship(a)} <http://example.org/ships/calls_at> {ship(b)} ." for a, b in CALLS]
+    names = {n for row in VESSELS for n in row[:3]} | {n for pair in CALLS for n in pair}
+    lines += [f'{ship(n)} {LABEL} "{n}" .' for n in sorted(names)]
+    path = tmp_path_factory.mktemp("ships") / "kb.nt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return load_kb(path)
 
@@ -151,3 +184,31 @@ def _players(keep) -> set[str]:
 def test_questions_naming_nothing_start_from_what_holds_the_key(byokg, clubs, question, gold):
     compiled = byokg.compile(question, clubs)
     assert set(compiled.answers) == gold, compiled.to_json()
+
+
+def _vessels(keep) -> set[str]:
+    return {row[0] for row in VESSELS if keep(*row[1:])}
+
+
+@pytest.mark.parametrize("question, gold", [
+    # "vessel class" is of vessels: its classes are no vessels, nor does "vessels" say it
+    ("Which vessels have more than 500 berths?", _vessels(lambda *row: row[2] > 500)),
+    ("What berths do the vessels of Coral Ferries Ltd. have?",
+     {str(row[3]) for row in VESSELS if row[1] == "Coral Ferries Ltd."}),
+    ("Which vessels are in the same class as MS Ember?",
+     _vessels(lambda owner, kind, *_: kind == "Ferry")),
+    # "which vessels" asks for the vessels by name, not for a value of theirs
+    ("Which vessels does Nordic Ferries Ltd. own?",
+     _vessels(lambda owner, *_: owner == "Nordic Ferries Ltd.")),
+])
+def test_ships_under_compound_relation_names(byokg, ships, question, gold):
+    compiled = byokg.compile(question, ships)
+    assert set(compiled.answers) == gold, compiled.to_json()
+
+
+def test_a_word_several_names_share_names_none_of_them(ships):
+    from koplc.kopl.answering.linking import link_question
+
+    # "ferry" is in two owners' names and is a vessel class: the question names the port only
+    linked = link_question("How many ferry companies call at the Port of Kiel?", ships)
+    assert linked.entities == ("Port of Kiel",)

@@ -65,6 +65,7 @@ from koplc.kopl.relatives import (
     comparative_of,
     kind_share,
     kinds_of,
+    mostly_noun,
     says_relatedness,
 )
 from koplc.kopl.types import AmongOp, Comparator
@@ -120,8 +121,9 @@ class Cues:
     time, an amount or a count ("where did ENT place" may ask for a rank)."""
     someone: bool = False
     """Whether the question asks "which" or "what" of a noun that is mostly a person in
-    WordNet ("which natives", "what contestants"), or "which ones" ("which of them"): it asks
-    for people or things by name, not for any value."""
+    WordNet ("which natives", "what contestants"), "which ones" ("which of them") or "which"
+    of things in the plural ("which vessels"): it asks for people or things by name, not for
+    any value."""
     noun: str | None = None
     """The noun a which- or what-question asks for (`lexicon.asked_noun`, of the question with
     its names left out); None for any other question ("describe the movie ENT" asks for no
@@ -256,7 +258,8 @@ def cues(question: str, spans: tuple[tuple[int, int], ...] = ()) -> Cues:
                 tuple(q.value for q in said), question.lower(), tuple(q.unit for q in said),
                 asks_how_many(question), earlier=has(_EARLIER_TIME), later=has(_LATER_TIME),
                 who=_WHO.match(asked) is not None, options=alternatives(question),
-                someone=_asks_for_people(outside) or _WHICH_ONES.search(outside) is not None,
+                someone=_asks_for_people(outside) or _WHICH_ONES.search(outside) is not None
+                or _asks_for_things(outside),
                 noun=asked_noun(outside) if WHICH_QUESTION.match(asked) and not asks_how_many(
                     question) else None,
                 older=has(_OLDER), younger=has(_YOUNGER),
@@ -441,6 +444,23 @@ def _asks_for_people(question: str) -> bool:
     noun = None if _WHO.match(question) or asks_how_many(question) else asked_noun(question)
     return noun is not None and noun not in WH_KINDS and (
         kind_share(noun, WH_KINDS["person"]) or 0.0) >= 0.5
+
+
+_WHICH_NOUN = re.compile(r"^\W*which\s+([a-z]+)\b", re.IGNORECASE)
+
+
+def _asks_for_things(question: str) -> bool:
+    """Whether the question opens "which" and a noun in the plural that is no time: it asks
+    for things by name ("Which vessels does ENT own?"), not for a value of theirs.
+
+    >>> [_asks_for_things(q) for q in ("Which vessels does ENT own?", "Which series aired?",
+    ...                                "Which years saw a flood?", "In which ports is ENT?")]
+    [True, False, False, False]
+    """
+    found = _WHICH_NOUN.match(question)
+    word = found.group(1).lower() if found else ""
+    return (bool(word) and singular(word) != word and mostly_noun(singular(word))
+            and not _asks_for_time(question))
 
 
 def _asks_for_time(question: str) -> bool:

@@ -395,7 +395,8 @@ class Reasoner:
         a stated number left out costs in `search`'s ranking only: no program of the KB may
         use it, "two protons", and a fit is also what the refusal reads). A program that
         follows a relation straight back where the question never says it
-        (`fit.unsaid_loops`) fits not at all."""
+        (`fit.unsaid_loops`) fits not at all, nor does one whose answers are what a relation
+        reaches from the things the asked noun names (`fit.asks_doer`)."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
