@@ -7,7 +7,8 @@ it is read with its relation ("standard airbags None"), so that a name that says
 A span of one or two words of the question, outside the names linked, names a value when its
 MiniLM cosine with the value read with its relation is high (read alone, the genre "Action" is
 as near as "acted"), the value adds to what the relation alone says, no other value reads as
-near, and no concept of the KB reads as near ("channel" is the concept, not "Channel 4"). The
+near, and no concept of the KB reads as near ("channel" is the concept, not "Channel 4"); a
+span whose words the names of two values or more share names none ("airlines"). The
 four numbers were set on the six development KBs' tune halves (tests/fixtures/devkbs), from
 the spans each would link against the entities of the questions' gold programs.
 """
