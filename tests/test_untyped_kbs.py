@@ -170,36 +170,33 @@ def test_clubs_under_urn_iris(byokg, clubs, question, gold):
     assert set(compiled.answers) == gold, compiled.to_json()
 
 
-def _players(keep) -> set[str]:
-    return {row[0] for row in PLAYERS if keep(*row[1:])}
+def _kept(rows, keep) -> set[str]:
+    """The names (first fields) of the rows whose other fields `keep` keeps."""
+    return {row[0] for row in rows if keep(*row[1:])}
 
 
 @pytest.mark.parametrize("question, gold", [
     # no entity and no concept: everything that holds the key a value or superlative is of
     ("Who is the tallest player?", {max(PLAYERS, key=lambda row: row[3])[0]}),
-    ("Which players are taller than 1.86 m?", _players(lambda *row: row[2] > 186)),
+    ("Which players are taller than 1.86 m?", _kept(PLAYERS, lambda *row: row[2] > 186)),
     ("How many goalkeepers are there?",
-     {str(len(_players(lambda *row: row[3] == "goalkeeper")))}),
+     {str(len(_kept(PLAYERS, lambda *row: row[3] == "goalkeeper")))}),
 ])
 def test_questions_naming_nothing_start_from_what_holds_the_key(byokg, clubs, question, gold):
     compiled = byokg.compile(question, clubs)
     assert set(compiled.answers) == gold, compiled.to_json()
 
 
-def _vessels(keep) -> set[str]:
-    return {row[0] for row in VESSELS if keep(*row[1:])}
-
-
 @pytest.mark.parametrize("question, gold", [
     # "vessel class" is of vessels: its classes are no vessels, nor does "vessels" say it
-    ("Which vessels have more than 500 berths?", _vessels(lambda *row: row[2] > 500)),
+    ("Which vessels have more than 500 berths?", _kept(VESSELS, lambda *row: row[2] > 500)),
     ("What berths do the vessels of Coral Ferries Ltd. have?",
      {str(row[3]) for row in VESSELS if row[1] == "Coral Ferries Ltd."}),
     ("Which vessels are in the same class as MS Ember?",
-     _vessels(lambda owner, kind, *_: kind == "Ferry")),
+     _kept(VESSELS, lambda owner, kind, *_: kind == "Ferry")),
     # "which vessels" asks for the vessels by name, not for a value of theirs
     ("Which vessels does Nordic Ferries Ltd. own?",
-     _vessels(lambda owner, *_: owner == "Nordic Ferries Ltd.")),
+     _kept(VESSELS, lambda owner, *_: owner == "Nordic Ferries Ltd.")),
 ])
 def test_ships_under_compound_relation_names(byokg, ships, question, gold):
     compiled = byokg.compile(question, ships)

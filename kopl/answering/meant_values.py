@@ -72,8 +72,7 @@ def _named(linked: Linked, values, schema: frozenset[str]) -> list[tuple[tuple[i
         return []
     from koplc.kopl.grounding.index.embedder import DEFAULT_EMBEDDER as embedder
 
-    names, read, relation, concepts = values
-    shared = _shared_words(names)
+    names, read, relation, concepts, shared = values
     spans = [(s, e) for s, e in spans
              if not all(w in shared for w in _name_words(linked.question[s:e]))]
     if not spans:
@@ -190,7 +189,8 @@ def values_say(kb) -> dict[str, tuple[str, ...]]:
 def _values(kb):
     """The KB's values' names, and MiniLM vectors of: each value read with its relation, the
     relation alone; and of the KB's concept names, those of the whole KB for a fragment of
-    one behind an endpoint (once, not a fragment). None for a KB without values."""
+    one behind an endpoint (once, not a fragment); and the words two values' names or more
+    share (`_shared_words`). None for a KB without values."""
     whole = whole_of(kb)
     if whole is not None:
         return _values(whole) if hasattr(whole, "values") else None
@@ -207,4 +207,5 @@ def _values(kb):
     return (np.array([n for n, _ in pairs], dtype=object),
             embedder.encode_queries([f"{r} {n}" for r, (n, _) in zip(said, pairs, strict=True)]),
             embedder.encode_queries(said),
-            embedder.encode_queries(concepts) if concepts else np.zeros((0, 1)))
+            embedder.encode_queries(concepts) if concepts else np.zeros((0, 1)),
+            _shared_words(name for name, _ in pairs))

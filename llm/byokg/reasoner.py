@@ -56,6 +56,7 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
+from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural, singular
 from koplc.kopl.relatives import schema_relatives
 from koplc.kopl.syntax import steps as steps_syntax
@@ -662,15 +663,17 @@ def offered_pair(linked: Linked) -> tuple[str, str] | None:
     return None
 
 
-def open_starts(kb, cue: Cues) -> list[Node]:
+@per_kb()
+def open_starts(kb, cue: Cues) -> tuple[Node, ...]:
     """Where a question that names no entity or concept starts: everything `kb` holds kept by
     each value it states ("What weighs less than two thousand pounds?", "Which characters have
     blue eyes?"), by every key that value may be of and keeps some but not all of the entities
     that hold it; and everything, when it has a superlative ("Which character is the smallest
     of all?": the smallest of what holds a height). None for a yes/no question, which asks of
-    something it names."""
+    something it names. Kept per KB and cue: whether a question may start at all is asked
+    before its search, which starts from them."""
     if cue.yes_no:
-        return []
+        return ()
     starts: list[Node] = []
     for node in filters(FindAll(), kb, cue):
         try:
@@ -679,7 +682,7 @@ def open_starts(kb, cue: Cues) -> list[Node]:
             continue
         if 0 < kept < len(kb.attr_index.get(node.key, ())):  # keeps some of those with the key
             starts.append(node)
-    return starts + [FindAll()] if cue.extremes else starts
+    return (*starts, FindAll()) if cue.extremes else tuple(starts)
 
 
 def _graded(cue: Cues) -> tuple[tuple[str, bool], ...]:
