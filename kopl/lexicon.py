@@ -553,12 +553,29 @@ def singular(noun: str) -> str:
 
     >>> singular("Gungans"), singular("chemical elements"), singular("species"), singular("data")
     ('Gungan', 'chemical element', 'species', 'data')
+    >>> singular("genera"), singular("mice"), singular("women"), singular("cattle")
+    ('genus', 'mouse', 'woman', 'cattle')
     """
     from lemminflect import getLemma
 
     head, space, last = noun.rpartition(" ")
-    lemmas = getLemma(last, upos="NOUN") if last[-1:].lower() == "s" else ()
+    lemmas = getLemma(last, upos="NOUN") if last[-1:].lower() == "s" else _irregular(last)
     return f"{head}{space}{lemmas[0]}" if lemmas and lemmas[0] else noun
+
+
+@lru_cache(maxsize=65536)
+def _irregular(word: str) -> tuple[str, ...]:
+    """The singular of a plural not ending in s ("genera": genus, "mice": mouse), by
+    lemminflect; none for a word that is no such plural, or that WordNet has as a noun of its
+    own ("data")."""
+    from lemminflect import getInflection, getLemma
+
+    from koplc.kopl.relatives import knows_as_noun
+
+    lemma = (getLemma(word, upos="NOUN") or (word,))[0]
+    if lemma == word or word not in getInflection(lemma, tag="NNS") or knows_as_noun(word):
+        return ()
+    return (lemma,)
 
 
 def plural(noun: str) -> str:

@@ -20,6 +20,7 @@ import logging
 import os
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
@@ -260,8 +261,11 @@ def kind_share(noun: str, kinds: frozenset[str]) -> float | None:
     if wordnet is None:
         return None
     head = noun.lower().split(" of ")[0]  # "year of discovery": a year
-    for word in reversed(head.split()):
-        lemma = singular(word)
+    said = head.split()
+    whole = singular(head).replace(" ", "_")  # "national capitals": one
+    for word in ([whole] if len(said) > 1 and wordnet.synsets(whole, pos="n") else [])[:1] + \
+            list(reversed(said)):
+        lemma = closed_compound_head(singular(word))
         senses = wordnet.synsets(lemma, pos="n")
         if not senses:
             continue
@@ -271,6 +275,23 @@ def kind_share(noun: str, kinds: frozenset[str]) -> float | None:
                    if any(h.name() in kinds for path in s.hypernym_paths() for h in path))
         return held / sum(weights)
     return None
+
+
+@lru_cache(maxsize=4096)
+def closed_compound_head(word: str) -> str:
+    """The noun a word WordNet does not know ends in, where the rest is a word it knows: the
+    head of a compound written closed up ("homeworld": world); else the word itself.
+
+    >>> closed_compound_head("homeworld"), closed_compound_head("birthplace")
+    ('world', 'birthplace')
+    """
+    wordnet = _wordnet()
+    if wordnet is None or wordnet.synsets(word):
+        return word
+    for cut in range(3, len(word) - 2):
+        if wordnet.synsets(word[cut:], pos="n") and wordnet.synsets(word[:cut]):
+            return word[cut:]
+    return word
 
 
 @lru_cache(maxsize=4096)
@@ -290,11 +311,87 @@ def kinds_of(noun: str, levels: int = 3) -> frozenset[str]:
                      for s in (_above(senses[0], levels) if senses else ()) for x in s.lemmas())
 
 
+@lru_cache(maxsize=65536)
+def _name_kinds(name: str) -> tuple | None:
+    """The WordNet senses above the first noun sense of a thing's name, of any level, each
+    with how far below the top it lies ("France": european_country.n.01, country.n.02 ...);
+    None when WordNet knows no noun by that name."""
+    wordnet = _wordnet()
+    lemma = "_".join(name.replace("_", " ").lower().split())
+    senses = wordnet.synsets(lemma, pos="n") if wordnet and lemma else []
+    if not senses:
+        return None
+    depth: dict = {}
+    for path in senses[0].hypernym_paths():
+        for level, sense in enumerate(path[:-1]):
+            depth[sense] = max(depth.get(sense, 0), level)
+    return tuple(depth.items())
+
+
+@lru_cache(maxsize=65536)
+def names_one_thing(name: str) -> bool | None:
+    """Whether WordNet's first noun sense of a name is one thing's proper name ("France": an
+    instance of a country), not a common noun ("carnivore"); None when WordNet knows no noun
+    by that name."""
+    wordnet = _wordnet()
+    lemma = "_".join(name.replace("_", " ").lower().split())
+    senses = wordnet.synsets(lemma, pos="n") if wordnet and lemma else []
+    return bool(senses[0].instance_hypernyms()) if senses else None
+
+
+# WordNet's top four levels of nouns (entity, physical entity, object, whole; abstraction,
+# attribute ...) name nothing a question asks for: a shared kind lies below them.
+_TOP_LEVELS = 4
+# The fewest proper names a kind is read from: one or two may be a namesake ("Hans Fischer", a
+# player, is a chemist's name too); a common noun ("Carnivora", "cheetah") says its kind alone.
+_FEWEST = 3
+
+
+def shared_kind(names: list[str]) -> str | None:
+    """What WordNet says most of `names` are, for a KB that says nothing of its things' kinds:
+    the most specific sense that at least half of the names (and three or more where WordNet
+    knows one as a proper name, which may be a namesake's) are an instance or a kind of
+    ("France", "Peru", "Kenya": country; "cheetah", "cow", "owl monkey": placental), by its
+    first word, below WordNet's top levels; None when WordNet knows fewer than half of the
+    names as nouns.
+
+    >>> shared_kind(["France", "Peru", "Kenya", "Japan", "Atlantis"])
+    'country'
+    >>> shared_kind(["Tatooine", "Naboo", "Earth"]) is None
+    True
+    """
+    known = [kinds for name in names if (kinds := _name_kinds(name)) is not None]
+    if not names or 2 * len(known) < len(names):
+        return None
+    held: Counter = Counter()
+    depth: dict = {}
+    for kinds in known:
+        for sense, level in kinds:
+            held[sense] += 1
+            depth[sense] = max(depth.get(sense, 0), level)
+    fewest = _FEWEST if any(names_one_thing(name) for name in names) else 1
+    common = [sense for sense, n in held.items()
+              if 2 * n >= len(names) and n >= fewest and depth[sense] >= _TOP_LEVELS]
+    if not common:
+        return None
+    best = max(common, key=lambda sense: (depth[sense], held[sense], sense.name()))
+    return best.lemmas()[0].name().replace("_", " ").lower()
+
+
+def every_kind_of(noun: str) -> frozenset[str]:
+    """`kinds_of` at every level: all WordNet says the noun's first sense is a kind of
+    ("placental": mammal, vertebrate, animal, organism ...)."""
+    return kinds_of(noun, levels=_DEEPER_THAN_WORDNET)
+
+
+_DEEPER_THAN_WORDNET = 20  # no WordNet noun lies this far below the top
+
+
 @lru_cache(maxsize=4096)
 def is_a(noun: str, kind: str) -> bool:
-    """Whether WordNet puts one of the noun's senses right under a sense of `kind` (both
-    read in the singular): a species is a kind, a genus a taxonomic group. False without
-    WordNet.
+    """Whether WordNet puts one of the noun's two most used senses right under a sense of
+    `kind` (both read in the singular): a species is a kind, a genus a taxonomic group.
+    False without WordNet.
 
     >>> is_a("species", "kinds"), is_a("planets", "kinds"), is_a("genera", "taxonomic group")
     (True, False, True)
@@ -306,8 +403,13 @@ def is_a(noun: str, kind: str) -> bool:
         return False
     lemma = singular(kind.lower()).replace(" ", "_")
     return any(x.name().lower() == lemma for sense in wordnet.synsets(
-        singular(noun.lower()).replace(" ", "_"), pos="n")
+        singular(noun.lower()).replace(" ", "_"), pos="n")[:_COMMON_SENSES]
         for above in sense.hypernyms() for x in above.lemmas())
+
+
+# The senses of a noun `is_a` reads: its most used ones, not a rare one ("language" as a
+# song's words is no answer to "which words").
+_COMMON_SENSES = 2
 
 
 _KIND = "kind.n.01"
@@ -451,6 +553,16 @@ def compound_noun(first: str, second: str) -> bool:
     """Whether WordNet knows the two words as one noun ("sports car")."""
     wordnet = _wordnet()
     return wordnet is not None and bool(wordnet.synsets(f"{first}_{second}", pos="n"))
+
+
+@lru_cache(maxsize=65536)
+def knows_as_noun(word: str) -> bool:
+    """Whether WordNet has `word` itself, as written, among its nouns' lemmas ("data"; not
+    "genera", which it reads as genus)."""
+    wordnet = _wordnet()
+    return wordnet is not None and any(
+        lemma.name().lower() == word.lower() for sense in wordnet.synsets(word, pos="n")
+        for lemma in sense.lemmas())
 
 
 @lru_cache(maxsize=4096)

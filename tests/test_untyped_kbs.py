@@ -58,6 +58,18 @@ VESSELS = [  # (vessel, owner, vessel class, berths, year built)
     ("MV Fjord", "Coral Ferries Ltd.", "Cargo ship", 12, 1987),
     ("MS Gale", "Nordic Ferries Ltd.", "Cargo ship", 16, 2019),
 ]
+ANIMALS = [  # (animal, diet, native country, weight in kg, keeper): WordNet knows the names
+    ("Cheetah", "carnivore", "Kenya", 50, "Ada Moss"),
+    ("Lion", "carnivore", "Tanzania", 190, "Ada Moss"),
+    ("Giraffe", "herbivore", "Kenya", 800, "Ben Ito"),
+    ("Zebra", "herbivore", "Tanzania", 380, "Ben Ito"),
+    ("Koala", "herbivore", "Australia", 9, "Cleo Ruiz"),
+    ("Kangaroo", "herbivore", "Australia", 85, "Cleo Ruiz"),
+    ("Giant panda", "herbivore", "China", 110, "Cleo Ruiz"),
+    ("Wolf", "carnivore", "Canada", 45, "Ada Moss"),
+    ("Tiger", "carnivore", "India", 220, "Ada Moss"),
+    ("Brown bear", "omnivore", "Canada", 300, "Ben Ito"),
+]
 CALLS = [("Nordic Ferries Ltd.", "Port of Kiel"), ("Nordic Ferries Ltd.", "Port of Tallinn"),
          ("Baltic Sea Shipping", "Port of Kiel"), ("Coral Ferries Ltd.", "Port of Tallinn"),
          ("Coral Ferries Ltd.", "Port of Visby")]
@@ -109,6 +121,24 @@ def ships(tmp_path_factory):
     names = {n for row in VESSELS for n in row[:3]} | {n for pair in CALLS for n in pair}
     lines += [f'{ship(n)} {LABEL} "{n}" .' for n in sorted(names)]
     path = tmp_path_factory.mktemp("ships") / "kb.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return load_kb(path)
+
+
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory):
+    def iri(name):
+        return "<http://example.org/zoo/" + name.replace(" ", "_") + ">"
+
+    lines = []
+    for animal, diet, country, weight, keeper in ANIMALS:
+        lines += [f"{iri(animal)} <http://example.org/zoo/diet> {iri(diet)} .",
+                  f"{iri(animal)} <http://example.org/zoo/native_to> {iri(country)} .",
+                  f"{iri(animal)} <http://example.org/zoo/keeper> {iri(keeper)} .",
+                  f'{iri(animal)} <http://example.org/zoo/weight_kg> "{weight}"^^{INTEGER} .']
+    names = {n for row in ANIMALS for n in (*row[:3], row[4])}
+    lines += [f'{iri(n)} {LABEL} "{n}" .' for n in sorted(names)]
+    path = tmp_path_factory.mktemp("zoo") / "kb.nt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return load_kb(path)
 
@@ -181,6 +211,10 @@ def _kept(rows, keep) -> set[str]:
     ("Which players are taller than 1.86 m?", _kept(PLAYERS, lambda *row: row[2] > 186)),
     ("How many goalkeepers are there?",
      {str(len(_kept(PLAYERS, lambda *row: row[3] == "goalkeeper")))}),
+    # a kind the relations' names call their things ("plays in club": clubs, players), each
+    # counted once however many facts reach it
+    ("How many clubs are there?", {str(len(CLUBS))}),
+    ("How many countries do the players come from?", {str(len({row[2] for row in PLAYERS}))}),
 ])
 def test_questions_naming_nothing_start_from_what_holds_the_key(byokg, clubs, question, gold):
     compiled = byokg.compile(question, clubs)
@@ -209,3 +243,31 @@ def test_a_word_several_names_share_names_none_of_them(ships):
     # "ferry" is in two owners' names and is a vessel class: the question names the port only
     linked = link_question("How many ferry companies call at the Port of Kiel?", ships)
     assert linked.entities == ("Port of Kiel",)
+
+
+@pytest.mark.parametrize("question, gold", [
+    # no concept says what the things are; WordNet does, by their names: the animals are
+    # placentals, so "animals" and "mammals" are things the KB holds ...
+    ("Which animals come from Australia?", _kept(ANIMALS, lambda d, country, *_: country
+                                                   == "Australia")),
+    ("Which mammals does Ada Moss look after?", _kept(ANIMALS, lambda *row: row[3]
+                                                      == "Ada Moss")),
+    # ... the diets are values, named by common nouns: "carnivore" as a diet is no animal,
+    # and the countries the herbivores come from are asked, not the herbivores
+    ("Which countries are the herbivores from?",
+     {row[2] for row in ANIMALS if row[1] == "herbivore"}),
+    # a question naming nothing counts the things of the kind it names
+    ("How many animals does the zoo keep?", {str(len(ANIMALS))}),
+])
+def test_things_named_by_what_wordnet_says_they_are(byokg, zoo, question, gold):
+    compiled = byokg.compile(question, zoo)
+    assert set(compiled.answers) == gold, compiled.to_json()
+
+
+def test_the_sides_of_a_kb_with_no_concepts_get_wordnet_kinds(zoo):
+    from koplc.kopl.answering.thing_kinds import of_kind, role_kinds, value_sides
+
+    kinds = {(relation, direction): kind for relation, direction, kind, _ in role_kinds(zoo)}
+    assert kinds[("native_to", "forward")] == "country"  # proper names: things, not values
+    assert of_kind("animals", kinds[("diet", "backward")])  # carnivores, placentals ...
+    assert ("diet", "forward") in value_sides(zoo) and ("diet", "forward") not in kinds

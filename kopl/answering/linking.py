@@ -247,10 +247,17 @@ _DETERMINERS = frozenset({"a", "an", "the", "which", "what", "each", "every", "a
 
 
 @per_kb()
+@per_kb()
 def _class_names(kb) -> frozenset[str]:
     """The names of the members of the KB's concepts of at most `VALUE_CONCEPT` members, less
-    concepts themselves: values (a diet, a status, a size class), not things."""
+    concepts themselves: values (a diet, a status, a size class), not things. A KB with no
+    concepts (plain labelled triples) says its classes by its facts alone: the things two or
+    more facts of one relation reach (a diet, an order of genera), once per KB."""
     concepts = getattr(kb, "concept_members", {})  # a KB behind an endpoint has none at hand
+    if not concepts:
+        reached = getattr(kb, "in_objects", {})
+        return frozenset(kb.names[node] for subjects in reached.values()
+                         for node, held in subjects.items() if len(held) >= 2 and kb.names[node])
     return frozenset(name for members in concepts.values() if len(members) <= VALUE_CONCEPT
                      for node in members if node not in concepts and (name := kb.names[node]))
 
@@ -422,15 +429,22 @@ def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float],
     property of an entity that `kb` names nothing like (koplc.kopl.answering.unheld); else
     None."""
     if links(linked):
-        asked = unheld(kb, linked.masked(), linked.entities)
-        if asked is None:
-            return None
-        return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),
-                        seconds=seconds)
+        return unheld_failure(linked, frontend, seconds, kb)
     name = (unknown_name(linked.question) or unknown_numbered(linked.question, kb)
             or unknown_word(linked, kb))
     error = f"nothing found: the KB has no entity named {name!r}" if name else NOTHING_LINKS
     return Compiled(linked.question, frontend, failure="link", error=error, seconds=seconds)
+
+
+def unheld_failure(linked: Linked, frontend: str, seconds: dict[str, float],
+                   kb) -> Compiled | None:
+    """The failed Compiled of a question that asks for something `kb` names nothing like
+    (koplc.kopl.answering.unheld); else None."""
+    asked = unheld(kb, linked.masked(), linked.entities)
+    if asked is None:
+        return None
+    return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),
+                    seconds=seconds)
 
 
 def linked_or_raise(question: str, kb) -> Linked:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from koplc.kopl.answering.thing_kinds import of_kind, role_kinds
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.exploration.readings import words
 from koplc.kopl.kb.memo import per_kb
@@ -157,9 +158,15 @@ def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHEL
     if _HOW_ADJECTIVE.search(masked.strip()):
         said += measures(asked)  # "how wide": width
     nearest = float((_vectors(names)[kept] @ embedder.encode_queries(said).T).max())
-    if nearest >= least or _kind_held(kb, asked):
+    if nearest >= least or _kind_held(kb, asked) or _things_are(kb, asked):
         return None
     return asked
+
+
+def _things_are(kb, asked: str) -> bool:
+    """Whether WordNet says the things some relation of a KB with no concepts links are of
+    the kind asked, by their names (`thing_kinds`: "animals" of placentals)."""
+    return any(of_kind(asked.split()[-1], kind) for _, _, kind, _ in role_kinds(kb))
 
 
 def _kind_held(kb, asked: str) -> bool:

@@ -46,6 +46,7 @@ from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.relatives import (
     agent_nouns,
     converse,
+    every_kind_of,
     is_a,
     kind_share,
     kinds_of,
@@ -133,6 +134,8 @@ def asked_type(question: str) -> str | None:
     ('models', None)
     >>> asked_type("Which ENT aircraft were built before 2000?")
     'aircraft'
+    >>> asked_type("Name every nuclide whose half-life is over a year"), asked_type("Whose is ENT?")
+    ('nuclide', 'person')
     """
     if asks_how_many(question):
         return "number"
@@ -154,7 +157,8 @@ def asked_type(question: str) -> str | None:
                 noun = asked_noun(question)  # "the most expensive car": the noun picked
                 return None if noun == "ent" else noun  # "the lightest ENT": a member of it
             return _named(rest)
-        if token in WH_ANSWER_TYPES:
+        if token in WH_ANSWER_TYPES and not (  # "every nuclide whose ...": no person asked
+                token == "whose" and i and tokens[i - 1] not in PREPOSITIONS):
             return WH_ANSWER_TYPES[token]
     # "Name the models that ...": the words after the verb; not "describe the movie ENT",
     # which says what the entity is, not what is asked
@@ -190,14 +194,19 @@ def counted_noun(question: str) -> str | None:
 
 def kind_named(question: str) -> bool:
     """Whether the (masked) question asks for things of a kind it names by an entity: "which
-    ENT were born on ENT" ("which humans"), "what is the lightest ENT" ("rodent": Rodentia).
+    ENT were born on ENT" ("which humans"), "what is the lightest ENT" ("rodent": Rodentia),
+    "how many ENT are in the data" (bats: Chiroptera's).
 
     >>> [kind_named(q) for q in ("which ENT were born on ENT", "What is the lightest ENT?",
-    ...     "What is the lightest mammal?", "Who directed ENT?", "Which ENT planes does ENT fly?")]
-    [True, True, False, False, False]
+    ...     "What is the lightest mammal?", "Who directed ENT?", "Which ENT planes does ENT fly?",
+    ...     "How many ENT are in the data?", "How many ENT species are there?")]
+    [True, True, False, False, False, True, False]
     """
     after = re.search(r"\bENT\s+([a-z]+)", question)
-    return (not asks_how_many(question) and asked_type(question) is None
+    if asks_how_many(question):  # "how many ENT are in the data" ("bats": Chiroptera)
+        return (re.search(r"\bhow\s+many\s+ENT\b", question, re.IGNORECASE) is not None
+                and counted_noun(question) is None)
+    return (asked_type(question) is None
             and asked_noun(question) == "ent"
             and not (after and mostly_noun(singular(after.group(1)))))  # "which ENT planes"
 
@@ -298,11 +307,18 @@ def asks_doer(node: Node, asked: str) -> bool:
     its last preposition (`holders`: "Which bakers ...?" is not asking the series "star baker
     in" reaches); such a program's answers are not what is asked."""
     inner = node.input if node.op == "QueryName" else node
+    if inner.op == "And" and inner.left == inner.right:  # a set met with itself, counted once
+        inner = inner.left
     if inner.op != "Relate" or inner.direction == "backward" or asked in WH_KINDS:
         return False
     name = words(inner.relation)
     named = (*doers(name), *modifiers(name), *holders(name))
-    return singular(asked) in named or any(d in kinds_of(asked) for d in named)
+    for noun in dict.fromkeys((asked, *asked.split())):  # "imported cars": cars as well
+        kinds = kinds_of(noun)
+        heads = {kind.split()[-1] for kind in kinds}  # a wheeled vehicle is a vehicle
+        if singular(noun) in named or any(d in kinds or d in heads for d in named):
+            return True
+    return False
 
 
 def holders(name: str) -> tuple[str, ...]:
@@ -361,8 +377,24 @@ def answer_type(node: Node, noun, asked: str | None = None) -> Named | None:
     said = words(node.input.relation)
     if node.input.direction == "backward":
         return converse(said)
+    agent = by_agent(said)
+    if agent:  # "manufactured by" reaches manufacturers
+        return agent
     head = reached(said, asked)
     return said if head == said else (said, head)
+
+
+def by_agent(name: str) -> str | None:
+    """Who a relation named by a past participle and "by" reaches: the verb's agent noun
+    ("manufactured by": manufacturer, "written by": writer); None for any other name.
+
+    >>> by_agent("manufactured by"), by_agent("written by"), by_agent("aired on")
+    ('manufacturer', 'writer', None)
+    """
+    said = name.lower().split()
+    verb = base_form(said[0]) if len(said) == 2 and said[1] == "by" else None
+    agents = agent_nouns(verb) if verb else ()
+    return agents[0] if agents else None
 
 
 def answer_types(node: Node, noun, asked: str | None = None) -> tuple[Named, ...]:
@@ -382,19 +414,38 @@ def type_match(asked: str, returned: Named, vectors, extra: ExtraWords = NO_EXTR
     of the two (`vectors` gives unit rows), or, when a wh-word asks ("who": a person or group),
     the share of the returned noun's WordNet senses of that kind where it is larger (MiniLM
     puts "manufacturers" no nearer to "person" than "aircraft"); 1 when the asked noun is one
-    of the returned noun's senses in `extra` (a question's `meant_senses`), or a kind of it in
-    WordNet (`relatives.kinds_of`: "carmakers" of manufacturers). A pair of names (a
-    relation's and its head's, `answer_type`) matches as the worse of the two."""
+    of the returned noun's senses in `extra` (a question's `meant_senses`), a kind of it in
+    WordNet (`relatives.kinds_of`: "carmakers" of manufacturers) or what WordNet puts above it
+    at any level ("animals" of placentals). Where a wh-word asks and WordNet knows the
+    returned noun, mostly a noun, in no sense of that kind, it matches not at all ("sex" is
+    no place, however near MiniLM puts the words). A pair of names (a relation's and its
+    head's, `answer_type`) matches as the worse of the two."""
     if isinstance(returned, tuple):
         return min(type_match(asked, r, vectors, extra) for r in returned)
     if singular(asked) in extra.near_synonyms(returned, singular(returned)) or (
             singular(returned.lower()) in kinds_of(asked)  # "carmakers": manufacturers
-            or is_a(returned, asked)):  # "kinds": species, a kind in one of its senses
+            or is_a(returned, asked)  # "kinds": species, a kind in one of its senses
+            or singular(_plural_head(asked)) in every_kind_of(returned)):  # animals: placentals
         return 1.0
     pair = vectors([asked, returned])
     cosine = float(pair[0] @ pair[1])
     share = kind_share(returned, WH_KINDS[asked]) if asked in WH_KINDS else None
-    return cosine if share is None else max(cosine, share)
+    if share is None or (not share and not mostly_noun(_head(returned))):
+        return cosine  # "flies to": no insect
+    return max(cosine, share) if share else share  # "sex" is never a place
+
+
+def _plural_head(asked: str) -> str:
+    """The asked phrase's first word where it is a plural (a noun compound's first noun seldom
+    is: "animals live" asks for animals); else the phrase."""
+    said = asked.split()
+    return said[0] if len(said) == 2 and singular(said[0]) != said[0] else asked
+
+
+def _head(name: str) -> str:
+    """The last word of a name before any "of", in the singular ("year of discovery": year)."""
+    said = name.lower().split(" of ")[0].split()
+    return singular(said[-1]) if said else ""
 
 
 def senses(word: str, extra: ExtraWords = NO_EXTRA) -> list[str]:

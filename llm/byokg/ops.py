@@ -37,6 +37,7 @@ from koplc.kopl.ir import (
 )
 from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import (
+    ARTICLES,
     AS_AMOUNTS,
     AS_TIMES,
     COMPARATIVE_ADJECTIVES,
@@ -54,6 +55,7 @@ from koplc.kopl.lexicon import (
     graded,
     is_yes_no,
     plural,
+    request,
     says_sameness,
     singular,
 )
@@ -65,6 +67,7 @@ from koplc.kopl.relatives import (
     comparative_of,
     kind_share,
     kinds_of,
+    mostly_adjective,
     mostly_noun,
     says_relatedness,
 )
@@ -450,15 +453,24 @@ _WHICH_NOUN = re.compile(r"^\W*which\s+([a-z]+)\b", re.IGNORECASE)
 
 
 def _asks_for_things(question: str) -> bool:
-    """Whether the question opens "which" and a noun in the plural that is no time: it asks
-    for things by name ("Which vessels does ENT own?"), not for a value of theirs.
+    """Whether the question opens "which", or a request ("List", "Tell me which"), and a noun
+    in the plural that is no time, past articles and adjectives: it asks for things by name
+    ("Which vessels does ENT own?"), not for a value of theirs.
 
     >>> [_asks_for_things(q) for q in ("Which vessels does ENT own?", "Which series aired?",
-    ...                                "Which years saw a flood?", "In which ports is ENT?")]
-    [True, False, False, False]
+    ...     "Which years saw a flood?", "In which ports is ENT?", "Tell me which ships sailed",
+    ...     "List the planes built in 1979.", "Tell me the make of ENT.")]
+    [True, False, False, False, True, True, False]
     """
-    found = _WHICH_NOUN.match(question)
-    word = found.group(1).lower() if found else ""
+    which, asked = _WHICH_NOUN.match(question), request(question)
+    if which is None and asked is None:
+        return False
+    rest = question[which.start(1):] if which else question[asked.end(1):]
+    said = re.findall(r"[a-z]+(?:-[a-z]+)*", rest.lower())
+    while said and (said[0] in ("me", "us", "which", "all", "every") or said[0] in ARTICLES
+                    or "-" in said[0] or mostly_adjective(said[0])):
+        said = said[1:]  # "Tell me which seasons ...", "which twin-engined planes"
+    word = said[0] if said else ""
     return (bool(word) and singular(word) != word and mostly_noun(singular(word))
             and not _asks_for_time(question))
 

@@ -36,18 +36,21 @@ from koplc.kopl.answering.linking import (
     meant_senses,
     nothing_linked,
     said_concepts,
+    unheld_failure,
 )
 from koplc.kopl.answering.meant_values import values_say
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import timed
+from koplc.kopl.answering.thing_kinds import SAMPLE, roles_of_kind, value_sides
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import CONVERTING, execute
 from koplc.kopl.execution.judge import find_names
-from koplc.kopl.exploration.readings import canonical_question
+from koplc.kopl.exploration.readings import canonical_question, words
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked
 from koplc.kopl.ir import (
+    And,
     Count,
     FilterConcept,
     Find,
@@ -57,8 +60,8 @@ from koplc.kopl.ir import (
     Relate,
 )
 from koplc.kopl.kb.memo import per_kb
-from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural, singular
-from koplc.kopl.relatives import schema_relatives
+from koplc.kopl.lexicon import WH_ANSWER_TYPES, ExtraWords, asks_how_many, plural, singular
+from koplc.kopl.relatives import closed_compound_head, kinds_of, schema_relatives, shared_kind
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.byokg import fit
 from koplc.llm.byokg.lacking import LACKING, lacking_programs
@@ -148,6 +151,8 @@ def reading(node: Node, entities: tuple[str, ...], nouns=None) -> str:
     """The program's canonical question (the explorer's verbaliser, entity sets named by
     `nouns`), an unfinished one asked for its names, with the question's entities masked as
     ENT, like the masked question."""
+    if node.op == "Count" and node.input.op == "And" and node.input.left == node.input.right:
+        node = Count(input=node.input.left)  # a set met with itself, to count each once
     text = canonical_question(node if node.op in FINISHING else QueryName(input=node), nouns)
     for name in sorted(entities, key=len, reverse=True):
         text = text.replace(name, "ENT")
@@ -230,6 +235,29 @@ class Reasoner:
         concept = self._concept(node)
         return plural(concept) if concept else None
 
+    def kind(self, node: Node) -> str | None:
+        """`noun`, or in a KB with no concepts, what WordNet says most of the first 100 of
+        `node`'s answers are by their names (`relatives.shared_kind`: "countries"), plural;
+        none for values (`thing_kinds.value_sides`) a Relate reaches, past any filter."""
+        noun = self.noun(node)
+        if noun or self.kb.n_concepts:
+            return noun
+        base = node
+        while base.op.startswith(("Filter", "QFilter")) and base.op != "FilterConcept":
+            base = base.input
+        if base.op == "Relate" and (base.relation, base.direction) in value_sides(self.kb):
+            return None  # a diet "carnivore" is no animal
+        key = "kind:" + node.model_dump_json()
+        if key not in self._nouns:
+            try:
+                answer = execute(node, self.kb, CONVERTING)
+            except KoplcError:
+                answer = None
+            ids = list(answer.entity_ids or ())[:SAMPLE] if answer and answer.is_entities else []
+            kb = self.kb
+            self._nouns[key] = shared_kind([kb.names[kb.id_to_node[i]] for i in ids])
+        return plural(self._nouns[key]) if self._nouns[key] else None
+
     def _concept(self, node: Node) -> str | None:
         """`concept_of` the answer of `node`; of a Relate, of the relation's range from the
         members of its input's concept (from everything when that has none), which no name
@@ -285,7 +313,7 @@ class Reasoner:
         starts = ([Find(name=e) for e in linked.entities]
                   or concept_starts(self.kb, linked.question)
                   or [FilterConcept(input=FindAll(), concept=c) for c in linked.concepts]
-                  or open_starts(self.kb, cue))
+                  or open_starts(self.kb, cue) or kind_starts(self.kb, linked))
         concepts = tuple(dict.fromkeys((*linked.concepts, *said_concepts(self.kb,
                                                                         linked.question))))
         beam = [Candidate(n, _text(n), (), False) for n in starts]
@@ -343,9 +371,14 @@ class Reasoner:
     def distinct(self, count: Count) -> Count | None:
         """A count of the different things a relation reaches, where `count` counts its facts
         (one a fact: "how many different automakers build a minivan" counts each maker once):
-        the count of them kept to their concept, which holds each once (None when they have
-        none, or `count` counts no relation's reach)."""
-        if count.input.op != "Relate" or (concept := self._concept(count.input)) is None:
+        the count of them kept to their concept, which holds each once, or in a KB with no
+        concepts, of their And with themselves, a set (None when they have no concept, or
+        `count` counts no relation's reach)."""
+        if count.input.op != "Relate":
+            return None
+        if not self.kb.n_concepts:  # no concept to keep them to: the set met with itself
+            return Count(input=And(left=count.input, right=count.input))
+        if (concept := self._concept(count.input)) is None:
             return None
         return Count(input=FilterConcept(input=count.input, concept=concept))
 
@@ -423,8 +456,10 @@ class Reasoner:
                      - opts.entity_cost * (unused + short) - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
-            returned = fit.answer_types(
-                node if node.op in FINISHING else QueryName(input=node), self.noun, question.type)
+            ended = node if node.op in FINISHING else QueryName(input=node)
+            returned = tuple(dict.fromkeys((  # of a KB with no concepts, the names say more
+                *fit.answer_types(ended, self.noun, question.type),
+                *fit.answer_types(ended, self.kind, question.type))))
             asked = question.type
             if question.type == "number" and self._measures(node):
                 returned = ("number",)  # "how many engines": a quantity's value is a number
@@ -433,9 +468,14 @@ class Reasoner:
             elif node.op == "Count" and question.counted:
                 # "how many orders of mammals": what is counted, as a name question's answers
                 asked = question.counted
-                returned = fit.answer_types(QueryName(input=node.input), self.noun, asked)
+                returned = tuple(dict.fromkeys((
+                    *fit.answer_types(QueryName(input=node.input), self.noun, asked),
+                    *fit.answer_types(QueryName(input=node.input), self.kind, asked))))
             final = node.input if node.op == "Count" else node
-            if asked and fit.asks_doer(final, asked):
+            if node.op == "Count" and question.kind_named:  # "how many bats": Chiroptera's
+                if not unused and self._of_kind(node, question.linked.entities):
+                    score += opts.type_weight
+            elif asked and fit.asks_doer(final, asked):
                 score = -math.inf  # "which players ...": the clubs they play in are not asked
             elif opts.type_weight and asked and returned:
                 score += opts.type_weight * max(fit.type_match(asked, r, encode,
@@ -604,8 +644,12 @@ class ByokgFrontEnd:
         with timed(seconds, "link"):
             linked = link_question(question, kb)
         failed = nothing_linked(linked, self.name, seconds, kb)
-        if failed is not None and not (failed.error == NOTHING_LINKS and open_starts(
-                kb, cues(linked.question, linked.spans))):
+        if failed is not None and failed.error == NOTHING_LINKS:
+            if open_starts(kb, cues(linked.question, linked.spans)):
+                failed = None
+            elif kind_starts(kb, linked):  # "which bakers are married": what it says of them
+                failed = unheld_failure(linked, self.name, seconds, kb)
+        if failed is not None:
             return failed
         clock = time.perf_counter()
         demos = reasoner.demos_for(linked)
@@ -683,6 +727,43 @@ def open_starts(kb, cue: Cues) -> tuple[Node, ...]:
         if 0 < kept < len(kb.attr_index.get(node.key, ())):  # keeps some of those with the key
             starts.append(node)
     return (*starts, FindAll()) if cue.extremes else tuple(starts)
+
+
+def kind_starts(kb, linked: Linked) -> list[Node]:
+    """Where a question that names no entity starts in a KB with no concepts, when it counts
+    or asks for things of a kind WordNet names its things by (`thing_kinds`): the largest
+    side of a relation whose things are of that kind ("How many mammals are in the table?":
+    the subjects of the relation whose subjects are placentals)."""
+    if linked.entities or kb.n_concepts:
+        return []
+    masked = linked.masked()
+    noun = fit.counted_noun(masked) or fit.asked_type(masked)
+    if not noun or noun in ("number", *WH_ANSWER_TYPES.values()):
+        return []
+    roles = roles_of_kind(kb, noun.split()[-1]) or named_roles(kb, noun.split()[-1])
+    return [Relate(input=FindAll(), relation=r, direction=d) for r, d in roles[:1]]
+
+
+def named_roles(kb, noun: str) -> list[tuple[str, str]]:
+    """The (relation, direction) sides of `kb`'s relations whose names call their things
+    `noun`s (or a kind of them, by WordNet), the largest first: the objects by the name's head
+    ("homeworld": worlds, "plays in club": clubs) or a "by" verb's agent ("manufactured by":
+    manufacturers), the subjects by a doer, holder or modifier (`fit.asks_doer`'s nouns:
+    "plays in club": players)."""
+    said = singular(noun.lower())
+    kinds = kinds_of(said)
+    found = []
+    for relation in sorted(kb.relation_names):
+        name = words(relation).lower()
+        head = fit.reached(name, None).split()[-1]
+        sides = (("forward", (fit.by_agent(name) or closed_compound_head(head),),
+                  kb.in_objects.get(relation, {})),
+                 ("backward", (*fit.doers(name), *fit.holders(name), *fit.modifiers(name)),
+                  kb.out_objects.get(relation, {})))
+        for direction, nouns, held in sides:
+            if held and any(n == said or n in kinds for n in nouns):
+                found.append((len(held), relation, direction))
+    return [(relation, direction) for _, relation, direction in sorted(found, reverse=True)]
 
 
 def _graded(cue: Cues) -> tuple[tuple[str, bool], ...]:
