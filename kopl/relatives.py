@@ -316,13 +316,11 @@ def _name_kinds(name: str) -> tuple | None:
     """The WordNet senses above the first noun sense of a thing's name, of any level, each
     with how far below the top it lies ("France": european_country.n.01, country.n.02 ...);
     None when WordNet knows no noun by that name."""
-    wordnet = _wordnet()
-    lemma = "_".join(name.replace("_", " ").lower().split())
-    senses = wordnet.synsets(lemma, pos="n") if wordnet and lemma else []
-    if not senses:
+    sense = _first_noun_sense(name)
+    if sense is None:
         return None
     depth: dict = {}
-    for path in senses[0].hypernym_paths():
+    for path in sense.hypernym_paths():
         for level, sense in enumerate(path[:-1]):
             depth[sense] = max(depth.get(sense, 0), level)
     return tuple(depth.items())
@@ -333,10 +331,16 @@ def names_one_thing(name: str) -> bool | None:
     """Whether WordNet's first noun sense of a name is one thing's proper name ("France": an
     instance of a country), not a common noun ("carnivore"); None when WordNet knows no noun
     by that name."""
+    sense = _first_noun_sense(name)
+    return None if sense is None else bool(sense.instance_hypernyms())
+
+
+def _first_noun_sense(name: str):
+    """WordNet's first noun sense of a thing's name (raw identifiers read as words), or None."""
     wordnet = _wordnet()
     lemma = "_".join(name.replace("_", " ").lower().split())
     senses = wordnet.synsets(lemma, pos="n") if wordnet and lemma else []
-    return bool(senses[0].instance_hypernyms()) if senses else None
+    return senses[0] if senses else None
 
 
 # WordNet's top four levels of nouns (entity, physical entity, object, whole; abstraction,

@@ -271,3 +271,10 @@ def test_the_sides_of_a_kb_with_no_concepts_get_wordnet_kinds(zoo):
     assert kinds[("native_to", "forward")] == "country"  # proper names: things, not values
     assert of_kind("animals", kinds[("diet", "backward")])  # carnivores, placentals ...
     assert ("diet", "forward") in value_sides(zoo) and ("diet", "forward") not in kinds
+
+
+def test_the_llm_front_end_starts_where_byokg_does(zoo):
+    # a question naming nothing but a kind the KB holds goes on to the model and the search
+    llm = open_frontend("llm", Settings())
+    compiled = llm.compile("How many animals does the zoo keep?", zoo)
+    assert set(compiled.answers) == {str(len(ANIMALS))}, compiled.to_json()

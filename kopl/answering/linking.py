@@ -429,22 +429,15 @@ def nothing_linked(linked: Linked, frontend: str, seconds: dict[str, float],
     property of an entity that `kb` names nothing like (koplc.kopl.answering.unheld); else
     None."""
     if links(linked):
-        return unheld_failure(linked, frontend, seconds, kb)
+        asked = unheld(kb, linked.masked(), linked.entities)
+        if asked is None:
+            return None
+        return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),
+                        seconds=seconds)
     name = (unknown_name(linked.question) or unknown_numbered(linked.question, kb)
             or unknown_word(linked, kb))
     error = f"nothing found: the KB has no entity named {name!r}" if name else NOTHING_LINKS
     return Compiled(linked.question, frontend, failure="link", error=error, seconds=seconds)
-
-
-def unheld_failure(linked: Linked, frontend: str, seconds: dict[str, float],
-                   kb) -> Compiled | None:
-    """The failed Compiled of a question that asks for something `kb` names nothing like
-    (koplc.kopl.answering.unheld); else None."""
-    asked = unheld(kb, linked.masked(), linked.entities)
-    if asked is None:
-        return None
-    return Compiled(linked.question, frontend, failure="unfit", error=_unheld_error(asked),
-                    seconds=seconds)
 
 
 def linked_or_raise(question: str, kb) -> Linked:

@@ -37,12 +37,21 @@ def role_kinds(kb) -> tuple[tuple[str, str, str, int], ...]:
 
 @per_kb()
 def value_sides(kb) -> frozenset[tuple[str, str]]:
-    """The (relation, "forward") of each relation that points at `MOST_VALUES` things or fewer
-    whose names WordNet knows mostly as common nouns: values ("carnivore" as a diet), whose
-    words say what they mean, not what the things are (a diet is no animal)."""
+    """The (relation, "forward") of each relation that points at `MOST_VALUES` things or fewer,
+    most of which hold no facts of their own and have names WordNet knows mostly as common
+    nouns: values ("carnivore" as a diet), whose words say what they mean, not what the
+    things are (a diet is no animal; hydrogen, with an atomic number, is an element)."""
     return frozenset((relation, "forward") for relation, held in kb.in_objects.items()
                      if len(held) <= MOST_VALUES and not _mostly_instances(
-                         [kb.names[node] for node in held]))
+                         [kb.names[node] for node in held]) and 2 * sum(
+                             _holds_facts(kb, node) for node in held) <= len(held))
+
+
+def _holds_facts(kb, node: int) -> bool:
+    """Whether a thing has facts of its own: attributes, or relations it is the subject of
+    (an element's atomic number; not a diet's "carnivore", which only things point at)."""
+    return bool(kb.attributes[node]) or any(
+        fact[2] == "forward" for fact in kb.relations[node])
 
 
 def _mostly_instances(names: list[str]) -> bool:

@@ -416,16 +416,18 @@ def type_match(asked: str, returned: Named, vectors, extra: ExtraWords = NO_EXTR
     puts "manufacturers" no nearer to "person" than "aircraft"); 1 when the asked noun is one
     of the returned noun's senses in `extra` (a question's `meant_senses`), a kind of it in
     WordNet (`relatives.kinds_of`: "carmakers" of manufacturers) or what WordNet puts above it
-    at any level ("animals" of placentals). Where a wh-word asks and WordNet knows the
+    at any level ("animals" of placentals), the asked phrase read by its first word where that
+    is a plural ("automakers build"). Where a wh-word asks and WordNet knows the
     returned noun, mostly a noun, in no sense of that kind, it matches not at all ("sex" is
     no place, however near MiniLM puts the words). A pair of names (a relation's and its
     head's, `answer_type`) matches as the worse of the two."""
     if isinstance(returned, tuple):
         return min(type_match(asked, r, vectors, extra) for r in returned)
+    noun = _plural_head(asked)  # "automakers build": automakers
     if singular(asked) in extra.near_synonyms(returned, singular(returned)) or (
-            singular(returned.lower()) in kinds_of(asked)  # "carmakers": manufacturers
-            or is_a(returned, asked)  # "kinds": species, a kind in one of its senses
-            or singular(_plural_head(asked)) in every_kind_of(returned)):  # animals: placentals
+            singular(returned.lower()) in kinds_of(noun)  # "carmakers": manufacturers
+            or is_a(returned, noun)  # "kinds": species, a kind in one of its senses
+            or singular(noun) in every_kind_of(returned)):  # "animals": placentals
         return 1.0
     pair = vectors([asked, returned])
     cosine = float(pair[0] @ pair[1])

@@ -36,17 +36,16 @@ from koplc.kopl.answering.linking import (
     meant_senses,
     nothing_linked,
     said_concepts,
-    unheld_failure,
 )
 from koplc.kopl.answering.meant_values import values_say
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import timed
-from koplc.kopl.answering.thing_kinds import SAMPLE, roles_of_kind, value_sides
+from koplc.kopl.answering.thing_kinds import SAMPLE, value_sides
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import CONVERTING, execute
 from koplc.kopl.execution.judge import find_names
-from koplc.kopl.exploration.readings import canonical_question, words
+from koplc.kopl.exploration.readings import canonical_question
 from koplc.kopl.frontend import Compiled, Provenance, Settings
 from koplc.kopl.grounding.mentions import Linked
 from koplc.kopl.ir import (
@@ -59,9 +58,8 @@ from koplc.kopl.ir import (
     QueryName,
     Relate,
 )
-from koplc.kopl.kb.memo import per_kb
-from koplc.kopl.lexicon import WH_ANSWER_TYPES, ExtraWords, asks_how_many, plural, singular
-from koplc.kopl.relatives import closed_compound_head, kinds_of, schema_relatives, shared_kind
+from koplc.kopl.lexicon import ExtraWords, asks_how_many, plural, singular
+from koplc.kopl.relatives import schema_relatives, shared_kind
 from koplc.kopl.syntax import steps as steps_syntax
 from koplc.llm.byokg import fit
 from koplc.llm.byokg.lacking import LACKING, lacking_programs
@@ -70,7 +68,6 @@ from koplc.llm.byokg.ops import (
     answer_kind,
     constraints,
     cues,
-    filters,
     in_unit_asked,
     of_kind_asked,
     offered,
@@ -80,6 +77,7 @@ from koplc.llm.byokg.ops import (
     strings_left_out,
 )
 from koplc.llm.byokg.space import FINISHING, admissible, expansions, fits
+from koplc.llm.byokg.starts import kind_starts, open_starts, starts_unnamed
 from koplc.llm.lm.scoring import inverse_consistency
 from koplc.llm.symkgqa.demos import Demo, DemoSelector, calls_of
 from koplc.llm.symkgqa.prompt import PromptBuilder
@@ -644,12 +642,8 @@ class ByokgFrontEnd:
         with timed(seconds, "link"):
             linked = link_question(question, kb)
         failed = nothing_linked(linked, self.name, seconds, kb)
-        if failed is not None and failed.error == NOTHING_LINKS:
-            if open_starts(kb, cues(linked.question, linked.spans)):
-                failed = None
-            elif kind_starts(kb, linked):  # "which bakers are married": what it says of them
-                failed = unheld_failure(linked, self.name, seconds, kb)
-        if failed is not None:
+        if failed is not None and not (failed.error == NOTHING_LINKS
+                                       and starts_unnamed(kb, linked)):
             return failed
         clock = time.perf_counter()
         demos = reasoner.demos_for(linked)
@@ -705,65 +699,6 @@ def offered_pair(linked: Linked) -> tuple[str, str] | None:
                         re.IGNORECASE):
             return entities[i], entities[i + 1]
     return None
-
-
-@per_kb()
-def open_starts(kb, cue: Cues) -> tuple[Node, ...]:
-    """Where a question that names no entity or concept starts: everything `kb` holds kept by
-    each value it states ("What weighs less than two thousand pounds?", "Which characters have
-    blue eyes?"), by every key that value may be of and keeps some but not all of the entities
-    that hold it; and everything, when it has a superlative ("Which character is the smallest
-    of all?": the smallest of what holds a height). None for a yes/no question, which asks of
-    something it names. Kept per KB and cue: whether a question may start at all is asked
-    before its search, which starts from them."""
-    if cue.yes_no:
-        return ()
-    starts: list[Node] = []
-    for node in filters(FindAll(), kb, cue):
-        try:
-            kept = len(set(execute(node, kb, CONVERTING).entity_ids or ()))
-        except KoplcError:
-            continue
-        if 0 < kept < len(kb.attr_index.get(node.key, ())):  # keeps some of those with the key
-            starts.append(node)
-    return (*starts, FindAll()) if cue.extremes else tuple(starts)
-
-
-def kind_starts(kb, linked: Linked) -> list[Node]:
-    """Where a question that names no entity starts in a KB with no concepts, when it counts
-    or asks for things of a kind WordNet names its things by (`thing_kinds`): the largest
-    side of a relation whose things are of that kind ("How many mammals are in the table?":
-    the subjects of the relation whose subjects are placentals)."""
-    if linked.entities or kb.n_concepts:
-        return []
-    masked = linked.masked()
-    noun = fit.counted_noun(masked) or fit.asked_type(masked)
-    if not noun or noun in ("number", *WH_ANSWER_TYPES.values()):
-        return []
-    roles = roles_of_kind(kb, noun.split()[-1]) or named_roles(kb, noun.split()[-1])
-    return [Relate(input=FindAll(), relation=r, direction=d) for r, d in roles[:1]]
-
-
-def named_roles(kb, noun: str) -> list[tuple[str, str]]:
-    """The (relation, direction) sides of `kb`'s relations whose names call their things
-    `noun`s (or a kind of them, by WordNet), the largest first: the objects by the name's head
-    ("homeworld": worlds, "plays in club": clubs) or a "by" verb's agent ("manufactured by":
-    manufacturers), the subjects by a doer, holder or modifier (`fit.asks_doer`'s nouns:
-    "plays in club": players)."""
-    said = singular(noun.lower())
-    kinds = kinds_of(said)
-    found = []
-    for relation in sorted(kb.relation_names):
-        name = words(relation).lower()
-        head = fit.reached(name, None).split()[-1]
-        sides = (("forward", (fit.by_agent(name) or closed_compound_head(head),),
-                  kb.in_objects.get(relation, {})),
-                 ("backward", (*fit.doers(name), *fit.holders(name), *fit.modifiers(name)),
-                  kb.out_objects.get(relation, {})))
-        for direction, nouns, held in sides:
-            if held and any(n == said or n in kinds for n in nouns):
-                found.append((len(held), relation, direction))
-    return [(relation, direction) for _, relation, direction in sorted(found, reverse=True)]
 
 
 def _graded(cue: Cues) -> tuple[tuple[str, bool], ...]:

@@ -192,18 +192,17 @@ class Compiler:
 
     def _linked(self, question: str, opts: CompileOptions):
         """`linked_or_raise`, except that a question naming nothing of the KB but a value of
-        it or a superlative goes on where the search runs: it starts from everything that
-        value keeps, or from everything (`reasoner.open_starts`), as byokg does."""
+        it, a superlative or a kind of thing it holds goes on where the search runs, from
+        where byokg starts it (`byokg.starts.starts_unnamed`)."""
         try:
             return linked_or_raise(question, self.kb)
         except NoLink:
             if self._mode(opts) != "searched":
                 raise
-            from koplc.llm.byokg.ops import cues
-            from koplc.llm.byokg.reasoner import open_starts
+            from koplc.llm.byokg.starts import starts_unnamed
 
             linked = link_question(question, self.kb)
-            if not open_starts(self.kb, cues(question, linked.spans)):
+            if not starts_unnamed(self.kb, linked):
                 raise
             return linked
 
