@@ -262,9 +262,9 @@ def kind_share(noun: str, kinds: frozenset[str]) -> float | None:
         return None
     head = noun.lower().split(" of ")[0]  # "year of discovery": a year
     said = head.split()
-    whole = singular(head).replace(" ", "_")  # "national capitals": one
-    for word in ([whole] if len(said) > 1 and wordnet.synsets(whole, pos="n") else [])[:1] + \
-            list(reversed(said)):
+    whole = singular(head).replace(" ", "_")  # "national capitals": one noun
+    known_whole = [whole] if len(said) > 1 and wordnet.synsets(whole, pos="n") else []
+    for word in known_whole + list(reversed(said)):
         lemma = closed_compound_head(singular(word))
         senses = wordnet.synsets(lemma, pos="n")
         if not senses:
@@ -321,8 +321,8 @@ def _name_kinds(name: str) -> tuple | None:
         return None
     depth: dict = {}
     for path in sense.hypernym_paths():
-        for level, sense in enumerate(path[:-1]):
-            depth[sense] = max(depth.get(sense, 0), level)
+        for level, above in enumerate(path[:-1]):
+            depth[above] = max(depth.get(above, 0), level)
     return tuple(depth.items())
 
 

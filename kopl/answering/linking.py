@@ -247,7 +247,6 @@ _DETERMINERS = frozenset({"a", "an", "the", "which", "what", "each", "every", "a
 
 
 @per_kb()
-@per_kb()
 def _class_names(kb) -> frozenset[str]:
     """The names of the members of the KB's concepts of at most `VALUE_CONCEPT` members, less
     concepts themselves: values (a diet, a status, a size class), not things. A KB with no
