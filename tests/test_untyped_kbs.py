@@ -75,8 +75,16 @@ CALLS = [("Nordic Ferries Ltd.", "Port of Kiel"), ("Nordic Ferries Ltd.", "Port 
          ("Coral Ferries Ltd.", "Port of Visby")]
 
 
-def _iri(name: str) -> str:
-    return "<http://example.org/" + name.replace(" ", "_") + ">"
+def _iri(name: str, folder: str = "") -> str:
+    return f"<http://example.org/{folder}" + name.replace(" ", "_") + ">"
+
+
+def _labelled_kb(tmp_path_factory, folder: str, facts: list[str], names, iri):
+    """The KB of N-Triples `facts` with each of `names` as its IRI's (`iri`) rdfs:label."""
+    lines = [*facts, *(f'{iri(n)} {LABEL} "{n}" .' for n in sorted(names))]
+    path = tmp_path_factory.mktemp(folder) / "kb.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return load_kb(path)
 
 
 @pytest.fixture(scope="module")
@@ -84,10 +92,7 @@ def family(tmp_path_factory):
     lines = [f"{_iri(s)} <http://example.org/__{PATHS[r].replace('.', '__')}__{r}> "
              f"{_iri(o)} ." for s, r, o in FAMILY]
     names = {n for s, _, o in FAMILY for n in (s, o)}
-    lines += [f'{_iri(n)} {LABEL} "{n}" .' for n in sorted(names)]
-    path = tmp_path_factory.mktemp("family") / "kb.nt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return load_kb(path)
+    return _labelled_kb(tmp_path_factory, "family", lines, names, _iri)
 
 
 @pytest.fixture(scope="module")
@@ -100,16 +105,13 @@ def clubs(tmp_path_factory):
                   f'<urn:kb:e:{player}> <urn:kb:a:height_cm> "{height}"^^{INTEGER} .',
                   f'<urn:kb:e:{player}> <urn:kb:a:position> "{position}" .']
     names = {*CLUBS, *CLUBS.values(), *(n for row in PLAYERS for n in row[:3])}
-    lines += [f'<urn:kb:e:{n}> {LABEL} "{n}" .' for n in sorted(names)]
-    path = tmp_path_factory.mktemp("clubs") / "kb.nt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return load_kb(path)
+    return _labelled_kb(tmp_path_factory, "clubs", lines, names, lambda n: f"<urn:kb:e:{n}>")
 
 
 @pytest.fixture(scope="module")
 def ships(tmp_path_factory):
     def ship(name):
-        return "<http://example.org/ships/" + name.replace(" ", "_") + ">"
+        return _iri(name, "ships/")
 
     lines = []
     for vessel, owner, kind, berths, year in VESSELS:
@@ -119,16 +121,13 @@ def ships(tmp_path_factory):
                   f'{ship(vessel)} <http://example.org/ships/year_built> "{year}"^^{INTEGER} .']
     lines += [f"{ship(a)} <http://example.org/ships/calls_at> {ship(b)} ." for a, b in CALLS]
     names = {n for row in VESSELS for n in row[:3]} | {n for pair in CALLS for n in pair}
-    lines += [f'{ship(n)} {LABEL} "{n}" .' for n in sorted(names)]
-    path = tmp_path_factory.mktemp("ships") / "kb.nt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return load_kb(path)
+    return _labelled_kb(tmp_path_factory, "ships", lines, names, ship)
 
 
 @pytest.fixture(scope="module")
 def zoo(tmp_path_factory):
     def iri(name):
-        return "<http://example.org/zoo/" + name.replace(" ", "_") + ">"
+        return _iri(name, "zoo/")
 
     lines = []
     for animal, diet, country, weight, keeper in ANIMALS:
@@ -137,10 +136,7 @@ def zoo(tmp_path_factory):
                   f"{iri(animal)} <http://example.org/zoo/keeper> {iri(keeper)} .",
                   f'{iri(animal)} <http://example.org/zoo/weight_kg> "{weight}"^^{INTEGER} .']
     names = {n for row in ANIMALS for n in (*row[:3], row[4])}
-    lines += [f'{iri(n)} {LABEL} "{n}" .' for n in sorted(names)]
-    path = tmp_path_factory.mktemp("zoo") / "kb.nt"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return load_kb(path)
+    return _labelled_kb(tmp_path_factory, "zoo", lines, names, iri)
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from koplc.kopl.answering.thing_kinds import of_kind, role_kinds
+from koplc.kopl.answering.thing_kinds import roles_of_kind
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.exploration.readings import words
 from koplc.kopl.kb.memo import per_kb
@@ -165,8 +165,8 @@ def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHEL
 
 def _things_are(kb, asked: str) -> bool:
     """Whether WordNet says the things some relation of a KB with no concepts links are of
-    the kind asked, by their names (`thing_kinds`: "animals" of placentals)."""
-    return any(of_kind(asked.split()[-1], kind) for _, _, kind, _ in role_kinds(kb))
+    the kind asked, by their names (`thing_kinds.roles_of_kind`: "animals" of placentals)."""
+    return bool(roles_of_kind(kb, asked.split()[-1]))
 
 
 def _kind_held(kb, asked: str) -> bool:

@@ -256,6 +256,14 @@ class Reasoner:
             self._nouns[key] = shared_kind([kb.names[kb.id_to_node[i]] for i in ids])
         return plural(self._nouns[key]) if self._nouns[key] else None
 
+    def returned(self, node: Node, asked: str | None) -> tuple:
+        """What a finished program returns, in words (`fit.answer_types`); in a KB with no
+        concepts, also by what WordNet says its answers are (`kind`), the names saying more."""
+        found = fit.answer_types(node, self.noun, asked)
+        if self.kb.n_concepts:
+            return found
+        return tuple(dict.fromkeys((*found, *fit.answer_types(node, self.kind, asked))))
+
     def _concept(self, node: Node) -> str | None:
         """`concept_of` the answer of `node`; of a Relate, of the relation's range from the
         members of its input's concept (from everything when that has none), which no name
@@ -454,10 +462,8 @@ class Reasoner:
                      - opts.entity_cost * (unused + short) - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
-            ended = node if node.op in FINISHING else QueryName(input=node)
-            returned = tuple(dict.fromkeys((  # of a KB with no concepts, the names say more
-                *fit.answer_types(ended, self.noun, question.type),
-                *fit.answer_types(ended, self.kind, question.type))))
+            returned = self.returned(node if node.op in FINISHING else QueryName(input=node),
+                                     question.type)
             asked = question.type
             if question.type == "number" and self._measures(node):
                 returned = ("number",)  # "how many engines": a quantity's value is a number
@@ -466,9 +472,7 @@ class Reasoner:
             elif node.op == "Count" and question.counted:
                 # "how many orders of mammals": what is counted, as a name question's answers
                 asked = question.counted
-                returned = tuple(dict.fromkeys((
-                    *fit.answer_types(QueryName(input=node.input), self.noun, asked),
-                    *fit.answer_types(QueryName(input=node.input), self.kind, asked))))
+                returned = self.returned(QueryName(input=node.input), asked)
             final = node.input if node.op == "Count" else node
             if node.op == "Count" and question.kind_named:  # "how many bats": Chiroptera's
                 if not unused and self._of_kind(node, question.linked.entities):
