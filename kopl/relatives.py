@@ -30,7 +30,7 @@ from koplc.kopl.user_cache import cache_root, writable
 
 log = logging.getLogger(__name__)
 
-_VERSION = "7"  # of what a relative is: a change makes a KB's cached relatives stale
+_VERSION = "9"  # of what a relative is: a change makes a KB's cached relatives stale
 
 
 def schema_names(kb) -> list[str]:
@@ -127,22 +127,30 @@ _KIN = "relative.n.01"
 
 
 def _kinds_of_person(senses, wordnet) -> set[str]:
-    """The words for the kinds of person that `senses` (a noun's first two) name, when the
-    first names persons: "wife" and "husband" of a spouse, "son" and "daughter" of a child,
-    "father" of a parent. A word counts only when the kind is its own first sense, so that
-    "star" (a celestial body first) is not read as an actor, nor "brother" as a member."""
+    """The words for the kinds of person that `senses` (a noun's first two) name, and their
+    kinds under a kind named by a phrase (`_named_by_phrase`), when the first names persons:
+    "wife" and "husband" of a spouse, "son" and "daughter" of a child (kinds of male and female
+    offspring), "father" and "dad" of a parent (a male parent). A word counts only when the
+    kind is its own first sense, so that "star" (a celestial body first) is not read as an
+    actor, nor "brother" as a member."""
     found: set[str] = set()
     if not senses or senses[0].lexname() != "noun.person":  # "star": a celestial body first
         return found
     for sense in senses:
         if sense.lexname() != "noun.person":
             continue
-        for kind in sense.hyponyms():
+        for kind in (k for one in sense.hyponyms() for k in (one, *_named_by_phrase(one))):
             for x in kind.lemmas():
                 first = wordnet.synsets(x.name(), pos="n")[:1]
                 if first and first[0].name() == kind.name():
                     found.add(x.name().replace("_", " ").lower())
     return found
+
+
+def _named_by_phrase(kind) -> list:
+    """The kinds under a kind that a phrase names ("male offspring": son), where people say the
+    kinds under it ("son"); none under a kind named by a word ("infant": neonate, newborn)."""
+    return kind.hyponyms() if any("_" in x.name() for x in kind.lemmas()) else []
 
 
 @lru_cache(maxsize=1)
@@ -380,6 +388,48 @@ def shared_kind(names: list[str]) -> str | None:
         return None
     best = max(common, key=lambda sense: (depth[sense], held[sense], sense.name()))
     return best.lemmas()[0].name().replace("_", " ").lower()
+
+
+def shared_word(names: list[str]) -> str | None:
+    """The common noun that at least half of `names` (and three or more) say, where WordNet
+    knows the names themselves too little to say what they are: the kind many names carry in
+    them ("Alaska Airlines Inc.", "JetBlue Airways", "Delta Air Lines Inc." ...: airline;
+    "Series 1", "Series 2": series), in the singular. Not a proper name's word ("Inc" is
+    also a party's name), nor a word of three letters or fewer.
+
+    >>> shared_word(["Alaska Airlines Inc.", "Hawaiian Airlines Inc.", "Mesa Airlines Inc."])
+    'airline'
+    >>> shared_word(["Tatooine", "Naboo", "Earth"]) is None
+    True
+    """
+    from koplc.kopl.lexicon import singular
+
+    held: Counter = Counter()
+    for name in names:
+        held.update({singular(w) for w in re.findall(r"[a-z]{4,}", name.replace("_", " ").lower())})
+    for word, n in held.most_common():
+        if 2 * n < len(names) or n < _FEWEST:
+            return None
+        if (word not in CONTENT_STOP_WORDS | NAME_STOP_WORDS and knows_as_noun(word)
+                and names_one_thing(word) is False):
+            return word
+    return None
+
+
+@lru_cache(maxsize=4096)
+def definition(phrase: str) -> str | None:
+    """WordNet's definition of the first noun sense of a phrase, read in the singular; None
+    where WordNet has no noun by that name, or without WordNet.
+
+    >>> definition("fleets")
+    'group of aircraft operating together under the same ownership'
+    """
+    from koplc.kopl.lexicon import singular
+
+    wordnet = _wordnet()
+    lemma = "_".join(singular(phrase.lower()).split())
+    senses = wordnet.synsets(lemma, pos="n") if wordnet and lemma else []
+    return senses[0].definition() if senses else None
 
 
 def every_kind_of(noun: str) -> frozenset[str]:

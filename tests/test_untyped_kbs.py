@@ -163,6 +163,9 @@ def _answers(kb, subject, relation, backward=False):
     ("Where were Max Lind's parents born?", lambda: {"Oslo", "Turku"}),
     ("What is the nationality of Emil Holm's mother?", lambda: {"Norway", "Finland"}),
     ("Who are Vera Ek's kids?", lambda: _answers(FAMILY, "Vera Ek", "children")),
+    # a possessive chain says its hops first to last: Paul's son's wife, not his wife's son;
+    # "son" is a kind of a kind of child (WordNet: a male offspring)
+    ("What job does Paul Ek's son's wife have?", lambda: {"Lawyer"}),
 ])
 def test_family_ties_under_freebase_names(byokg, family, question, gold):
     compiled = byokg.compile(question, family)
@@ -185,11 +188,19 @@ def test_a_freebase_path_is_read_by_its_last_segment():
     # two constraints joined, in a KB with no concept to say the answer's type
     ("Which players in club Lund_FC are from Germany?", {"Hans_FISCHER", "Dario_BERG"}),
     ("Which players of 1._FC_Wendel come from Brazil?", {"Nils_IVANOV", "Olle_ERIKSEN"}),
+    ("Which German players play for Vasa United?", {"Jan_GOMEZ"}),  # a proper adjective
     ("Who plays for Vasa United?", {"Jan_GOMEZ", "Fabio_IVANOV"}),
     # nothing names the players (no concept): they are not outranked by the clubs, which
     # "plays in club" names
     ("Who comes from Brazil?", {"Alan_GOMEZ", "Nils_IVANOV", "Olle_ERIKSEN"}),
     ("Who is from Spain?", {"Fabio_IVANOV"}),
+    # a value of an attribute is something the KB holds: no "nothing found" for it
+    ("Who are the goalkeepers of 1._FC_Wendel?", {"Nils_IVANOV"}),
+    # what else shares a fact: the relation there and straight back
+    ("Who plays in the same club as Kurt COSTA?",
+     {row[0] for row in PLAYERS if row[1] == "Lund_FC"}),
+    # an attribute of the thing a superlative picks
+    ("What position does the tallest player of Lund FC play?", {"goalkeeper"}),
 ])
 def test_clubs_under_urn_iris(byokg, clubs, question, gold):
     compiled = byokg.compile(question, clubs)
@@ -231,6 +242,21 @@ def test_questions_naming_nothing_start_from_what_holds_the_key(byokg, clubs, qu
 def test_ships_under_compound_relation_names(byokg, ships, question, gold):
     compiled = byokg.compile(question, ships)
     assert set(compiled.answers) == gold, compiled.to_json()
+
+
+def test_a_word_most_names_carry_names_their_kind(byokg, tmp_path_factory):
+    # WordNet knows none of the carriers by name; most of their names say "airlines"
+    fleet = {"N101": "Alaska Airlines Inc.", "N102": "Mesa Airlines Inc.",
+             "N103": "Hawaiian Airlines Inc.", "N104": "Envoy Air", "N105": "Envoy Air"}
+    lines = [f"{_iri(plane)} <http://example.org/operated_by> {_iri(carrier)} ."
+             for plane, carrier in fleet.items()]
+    # things with facts of their own, not values
+    lines += [f"{_iri(carrier)} <http://example.org/based_in> {_iri('Seattle')} ."
+              for carrier in set(fleet.values())]
+    kb = _labelled_kb(tmp_path_factory, "carriers", lines,
+                      {*fleet, *fleet.values(), "Seattle"}, _iri)
+    compiled = byokg.compile("How many airlines are there?", kb)
+    assert set(compiled.answers) == {str(len(set(fleet.values())))}, compiled.to_json()
 
 
 def test_a_word_several_names_share_names_none_of_them(ships):

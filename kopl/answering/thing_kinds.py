@@ -12,7 +12,7 @@ from __future__ import annotations
 from koplc.kopl.answering.meant_values import MOST_VALUES
 from koplc.kopl.kb.memo import per_kb
 from koplc.kopl.lexicon import singular
-from koplc.kopl.relatives import every_kind_of, names_one_thing, shared_kind
+from koplc.kopl.relatives import every_kind_of, names_one_thing, shared_kind, shared_word
 
 # Names read of each set: enough for a majority, few enough to read each set once per KB fast.
 SAMPLE = 100
@@ -21,15 +21,17 @@ SAMPLE = 100
 @per_kb()
 def role_kinds(kb) -> tuple[tuple[str, str, str, int], ...]:
     """(relation, direction, kind, size) for each relation of a KB with no concepts and each
-    side of it WordNet names a kind of: direction "backward" for its subjects (what
-    `Relate(relation, "backward")` reaches from everything), "forward" for its objects; not
-    a side of values (`value_sides`). Once per KB; none for a KB with concepts."""
+    side of it WordNet names a kind of, or whose names most carry a common noun
+    (`relatives.shared_word`: "Alaska Airlines Inc.": airline): direction "backward" for its
+    subjects (what `Relate(relation, "backward")` reaches from everything), "forward" for its
+    objects; not a side of values (`value_sides`). Once per KB; none for a KB with concepts."""
     if kb.n_concepts:
         return ()
     found, values = [], value_sides(kb)
     for direction, index in (("backward", kb.out_objects), ("forward", kb.in_objects)):
         for relation, held in sorted(index.items()):
-            kind = shared_kind([kb.names[node] for node in list(held)[:SAMPLE]])
+            names = [kb.names[node] for node in list(held)[:SAMPLE]]
+            kind = shared_kind(names) or shared_word(names)
             if kind is not None and (relation, direction) not in values:
                 found.append((relation, direction, kind, len(held)))
     return tuple(found)
@@ -59,6 +61,12 @@ def _mostly_instances(names: list[str]) -> bool:
     of one thing ("France", "Paris"), not as common nouns ("carnivore")."""
     known = [is_instance for name in names if (is_instance := names_one_thing(name)) is not None]
     return 2 * sum(known) > len(known)
+
+
+def side_kind(kb, relation: str, direction: str) -> str | None:
+    """The kind `role_kinds` gives the things `Relate(relation, direction)` reaches, or None."""
+    return next((kind for r, d, kind, _ in role_kinds(kb) if (r, d) == (relation, direction)),
+                None)
 
 
 def of_kind(noun: str, kind: str) -> bool:

@@ -158,9 +158,57 @@ def unheld(kb, masked: str, entities: tuple[str, ...] = (), least: float = UNHEL
     if _HOW_ADJECTIVE.search(masked.strip()):
         said += measures(asked)  # "how wide": width
     nearest = float((_vectors(names)[kept] @ embedder.encode_queries(said).T).max())
-    if nearest >= least or _kind_held(kb, asked) or _things_are(kb, asked):
+    if nearest >= least or _kind_held(kb, asked) or _things_are(kb, asked) or _a_value(
+            kb, asked) or _glossed(kb, asked):
         return None
     return asked
+
+
+def _glossed(kb, asked: str) -> bool:
+    """Whether WordNet's definition of what is asked (its first sense as a noun, of the whole
+    phrase or else its last word) says a word of a relation's name ("fleet": a group of
+    aircraft operating together, of a KB relating planes to their aircraft type). Not an
+    attribute's: the words a definition says of a property ("length", "day", "body") name
+    other properties."""
+    said = set(_definition_words(asked))
+    return bool(said & _relation_words(kb))
+
+
+@lru_cache(maxsize=1024)
+def _definition_words(asked: str) -> tuple[str, ...]:
+    """The words of four letters or more of WordNet's first noun sense's definition of the
+    phrase, else of its last word, each with its singular and base form."""
+    from koplc.kopl.relatives import definition
+
+    text = definition(asked) or definition(asked.split()[-1]) or ""
+    return tuple({form for word in re.findall(r"[a-z]{4,}", text.lower())
+                  if word not in CONTENT_STOP_WORDS for form in _forms(word)})
+
+
+def _forms(word: str) -> set[str]:
+    """The word, its singular and its base form as a verb ("operating": operate)."""
+    return {word, singular(word), base_form(word) or word}
+
+
+@per_kb()
+def _relation_words(kb) -> frozenset[str]:
+    """The words of the KB's relation names, each with its singular and base form."""
+    return frozenset(form for name in kb.relation_names for word in words(name).lower().split()
+                     for form in _forms(word))
+
+
+def _a_value(kb, asked: str) -> bool:
+    """Whether what is asked is a value the KB holds, in the singular or as said ("the
+    goalkeepers of ENT": players whose position is "goalkeeper")."""
+    return bool({asked, singular(asked)} & _string_values(kb))
+
+
+@per_kb()
+def _string_values(kb) -> frozenset[str]:
+    """The KB's attribute values that are strings, in lower case, once per KB."""
+    return frozenset(fact[1].value.lower() for facts in getattr(kb, "attr_index", {}).values()
+                     for node_facts in facts.values() for fact in node_facts
+                     if fact[1].type == "string" and isinstance(fact[1].value, str))
 
 
 def _things_are(kb, asked: str) -> bool:

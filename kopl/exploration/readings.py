@@ -155,6 +155,25 @@ def _arg_extreme(word: str) -> Template:
     return read
 
 
+def _joined(conjunction: str, pair: str) -> Template:
+    """Two sets read as one ("the entities whose club is X and whose country is Y") when
+    both read as the same things, else as two ("the entities that are both ... and ...").
+
+    >>> from koplc.kopl.ir import And, Find, Relate
+    >>> club = Relate(input=Find(name="X"), relation="club", direction="backward")
+    >>> country = Relate(input=Find(name="Y"), relation="country", direction="backward")
+    >>> phrase(And(left=club, right=country))
+    'the entities whose club is X and whose country is Y'
+    """
+    def read(node: ir.Node, parts: dict[str, str]) -> str:
+        left, right = parts["left"], parts["right"]
+        head = re.match(r"the [\w-]+ ", left)
+        if head and right.startswith(head.group()):
+            return f"{left} {conjunction} {right[head.end():]}"
+        return f"the entities that are {pair} {left} {conjunction} {right}"
+    return read
+
+
 def _exists(node: ir.Exists, parts: dict[str, str]) -> str:
     """'Is Tatooine the homeworld of Han Solo?' for an entity met by a set; else whether the
     set has any member."""
@@ -203,8 +222,8 @@ READINGS: dict[str, Reading] = {
     "QFilterDate": Reading(lambda n, p: f"{p['input']}, where the fact's {p['qkey']} is "
                            + _compared("qvalue", time=True)(n, p)),
     "Relate": Reading(_relate),
-    "And": Reading("the entities that are both {left} and {right}"),
-    "Or": Reading("the entities that are either {left} or {right}"),
+    "And": Reading(_joined("and", "both")),
+    "Or": Reading(_joined("or", "either")),
     "QueryName": Reading("the names of {input}", "What are {input}?"),
     "Count": Reading("the number of {input}", _count),
     "QueryAttr": Reading("the {key} of {input}"),

@@ -608,11 +608,55 @@ def possessives(masked: str) -> int:
     return said if said > 1 else 0
 
 
+def chain_as_of(masked: str) -> str:
+    """The masked question with a possessive chain of two things or more said with "of", last
+    thing first, as readings say a path ("ENT's son's wife" -> "wife of son of ENT"), so that
+    `order` compares the hops in the order they are taken.
+
+    >>> chain_as_of("what job does ENT's son's wife have?")
+    'what job does wife have of son of ENT?'
+    >>> chain_as_of("What is ENT's genus?")
+    "What is ENT's genus?"
+    """
+    found = _CHAIN.search(masked)
+    things = [t.strip() for t in re.split(r"['’]s\b", found.group(1))[1:]] if found else []
+    if len(things) < 2 or not all(things):
+        return masked
+    said = " of ".join(reversed(things)) + " of ENT"
+    return masked[:found.start()] + said + masked[found.end():]
+
+
 def steps(node: Node) -> int:
     """How many things the program reads one after another from where it starts: each
     relation followed, and an attribute or a relation's fact read at the end."""
     last = node.op.startswith(("QueryAttr", "QueryRelation"))
     return hops(node) + last
+
+
+def looped(node: Node) -> list[str]:
+    """The relations the program follows and straight back, once each time."""
+    return [n.relation for _, n in node.walk()
+            if n.op == "Relate" and n.input.op == "Relate"
+            and n.input.relation == n.relation and n.input.direction != n.direction]
+
+
+# "the same order as ENT", "share a home world with ENT": what else shares a fact with a thing
+_SHARED = re.compile(r"\bsame\b[\w\s'’-]*?\bas\b|\bshar(?:e|es|ed|ing)\s+(?!of\b)[\w\s'’-]*?"
+                     r"\bwith\b", re.IGNORECASE)
+
+
+def asks_shared(question: str) -> bool:
+    """Whether the question asks for what shares a fact with a thing, which only a relation
+    followed there and straight back reads ("who plays in the same club as ENT").
+
+    >>> asks_shared("Who plays in the same club as ENT?")
+    True
+    >>> asks_shared("What share of ENT's decays?")
+    False
+    >>> asks_shared("Which seasons shared a broadcaster with the one ENT won?")
+    True
+    """
+    return _SHARED.search(question) is not None
 
 
 def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = NO_EXTRA,
@@ -624,9 +668,7 @@ def unsaid_loops(node: Node, question: list[str], vectors, extra: ExtraWords = N
     never says the relation asks nothing of what else shares it ("who is the pilot of ENT" is
     no "who made the planes of ENT's type"). The nouns before a compound name's head (`reached`)
     say nothing of it: "cars" says no "vehicle class", "starred" says "starred actors"."""
-    loops = [n.relation for _, n in node.walk()
-             if n.op == "Relate" and n.input.op == "Relate"
-             and n.input.relation == n.relation and n.input.direction != n.direction]
+    loops = looped(node)
     if not loops or not question:
         return 0
     unsaid = 0

@@ -548,9 +548,10 @@ def _valued(node: Node) -> bool:
 
 
 def _last_op(node: Node) -> str:
-    """The op that decides what `node` answers: an ArgMax or ArgMin whose names it queries,
-    else its own."""
-    return node.input.op if node.op == "QueryName" and node.input.op in _PICKS else node.op
+    """The op that decides what `node` answers: an ArgMax or ArgMin it reads on from (its
+    names, an attribute, a relation), else its own."""
+    picked = [n.op for _, n in node.walk() if n.op in _PICKS]
+    return picked[0] if picked else node.op
 
 
 def _time_picks(cue: Cues) -> list[type[Node]]:
@@ -712,18 +713,53 @@ def _decade_pairs(cue: Cues) -> set[tuple[str, str]]:
             if wa == wb and (ca, cb) == (">", "<")}
 
 
+# "who is the tallest player", "which is the largest", "what's the most expensive car": the
+# thing a superlative picks is what is asked, not something to read on from ("what position
+# does the tallest player play", "who directed the longest film")
+_PICKED_ITSELF = re.compile(r"\b(?:who|what|which)(?:\s+(?!(?:is|are|was|were)\b)[a-z-]+)?"
+                            r"(?:\s+(?:is|are|was|were)|['’]s)\s+(?:the\s+)?"
+                            r"(?:most|least|[a-z]+est)\b", re.IGNORECASE)
+
+
+# "which weighs the least", "who won the most technicals", "which isotope of X has the longest
+# half-life": a word, then the superlative alone or with a word of the key's name
+_NOT_VERB = r"(?!(?:does|do|did|the|an?)\b)[a-z'-]+"
+_VERB_MOST = re.compile(rf"\b(?:who|what|which)\b[^?]*?\s{_NOT_VERB}\s+(?:the\s+)?"
+                        r"(?:most|least|[a-z]+est)\b(?:\s+([a-z-]+))?", re.IGNORECASE)
+
+
+def _picked_itself(text: str, facts: dict) -> bool:
+    """Whether the thing the question's superlative picks is what it asks for ("who is the
+    tallest player", "which weighs the least", "who won the most technicals"), not something
+    to read on from ("what position does the tallest player play", "who directed the longest
+    film")."""
+    if _PICKED_ITSELF.search(text):
+        return True
+    found = _VERB_MOST.search(text)
+    if not found:
+        return False
+    after = found.group(1)
+    return after is None or singular(after.lower().split("-")[0]) in {
+        singular(w) for key in facts for w in words(key).lower().split()}
+
+
 def finishers(node: Node, kb, cue: Cues) -> Iterator[Node]:
     """Finishing ops beyond names, count and attribute: SelectAmong a set by a quantity when the
-    question has a superlative, the names of its ArgMin or ArgMax by a date or year when it
-    asks for the earliest or latest; a Verify of an attribute by a value the question states
-    (`_stated`) when it is a yes/no question."""
+    question has a superlative (and, where the question reads on from the thing it picks, the
+    ArgMax or ArgMin: "the position of the tallest player"), the names of its ArgMin or ArgMax
+    by a date or year when it asks for the earliest or latest; a Verify of an attribute by a
+    value the question states (`_stated`) when it is a yes/no question."""
     facts = _key_facts(kb)
     extremes = cue.extremes
+    picked = any(n.op in _PICKS for _, n in node.walk())  # one superlative a question
+    reads_on = not picked and not _picked_itself(cue.text, facts)
     if extremes or cue.earlier or cue.later:
         for key, (kind, _, _) in sorted(facts.items()):
-            if kind == "quantity":
+            if kind == "quantity" and not picked:
                 for comparator in extremes:
                     yield SelectAmong(input=node, key=key, comparator=comparator)
+                    if reads_on:  # the thing picked, to read on from
+                        yield (ArgMax if comparator == "largest" else ArgMin)(input=node, key=key)
             elif kind in (YEAR, DATE):
                 for pick in _time_picks(cue):
                     yield QueryName(input=pick(input=node, key=key))

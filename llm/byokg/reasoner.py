@@ -40,7 +40,7 @@ from koplc.kopl.answering.linking import (
 from koplc.kopl.answering.meant_values import values_say
 from koplc.kopl.answering.per_kb import PerKB
 from koplc.kopl.answering.stages import timed
-from koplc.kopl.answering.thing_kinds import SAMPLE, value_sides
+from koplc.kopl.answering.thing_kinds import SAMPLE, of_kind, side_kind, value_sides
 from koplc.kopl.datasets.metaqa import lexicon_for
 from koplc.kopl.errors import KoplcError
 from koplc.kopl.execution.executor import CONVERTING, execute
@@ -258,11 +258,28 @@ class Reasoner:
 
     def returned(self, node: Node, asked: str | None) -> tuple:
         """What a finished program returns, in words (`fit.answer_types`); in a KB with no
-        concepts, also by what WordNet says its answers are (`kind`), the names saying more."""
+        concepts, also by what WordNet says its answers are (`kind`), the names saying more,
+        and the kind of the relation's side they are (`_side_kind`: "airlines", which most
+        of the names say) where that is the kind asked: a match, never a miss."""
         found = fit.answer_types(node, self.noun, asked)
         if self.kb.n_concepts:
             return found
-        return tuple(dict.fromkeys((*found, *fit.answer_types(node, self.kind, asked))))
+        found = (*found, *fit.answer_types(node, self.kind, asked))
+        side = self._side_kind(node)
+        if side and asked and of_kind(asked, side):  # said by names alone: a match, never a miss
+            found = (*found, plural(side))
+        return tuple(dict.fromkeys(found))
+
+    def _side_kind(self, node: Node) -> str | None:
+        """The kind of the side of a relation (`thing_kinds.side_kind`) whose things a finished
+        program's answers are, past the names, any filter, a pick and the set met with itself
+        (each thing once)."""
+        while node.op in ("QueryName", "ArgMax", "ArgMin", "And") or (
+                node.op.startswith(("Filter", "QFilter")) and node.op != "FilterConcept"):
+            if node.op == "And" and node.left != node.right:
+                return None
+            node = node.left if node.op == "And" else node.input
+        return side_kind(self.kb, node.relation, node.direction) if node.op == "Relate" else None
 
     def _concept(self, node: Node) -> str | None:
         """`concept_of` the answer of `node`; of a Relate, of the relation's range from the
@@ -301,7 +318,8 @@ class Reasoner:
     def asked(self, linked: Linked) -> Asked:
         """The question as `nearness` compares programs with it."""
         encode, masked = self.embedder.encode_queries, fit.unglossed(linked.masked())
-        said = fit.question_words(masked, self.entity_nouns(linked.entities), encode)
+        said = fit.question_words(fit.chain_as_of(masked), self.entity_nouns(linked.entities),
+                                  encode)
         return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
                      cues(linked.question, linked.spans),
                      self.words.with_relatives(meant_senses(linked)), fit.counted_noun(masked),
@@ -435,7 +453,8 @@ class Reasoner:
         a stated number left out costs in `search`'s ranking only: no program of the KB may
         use it, "two protons", and a fit is also what the refusal reads). A program that
         follows a relation straight back where the question never says it
-        (`fit.unsaid_loops`) fits not at all, nor does one whose answers are what a relation
+        (`fit.unsaid_loops`) fits not at all (one that follows none costs `loop_cost` where the
+        question asks for what shares a fact with a thing, `fit.asks_shared`), nor does one whose answers are what a relation
         reaches from the things the asked noun names (`fit.asks_doer`)."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
@@ -445,6 +464,7 @@ class Reasoner:
         answers_named = {singular(w) for w in (question.type, question.counted)
                          if w and " " not in w}
         loop_words = [w for w in question.words if singular(w) not in answers_named]
+        shared = fit.asks_shared(question.linked.question)
         for node, text, vector in zip(nodes, readings, encode(readings), strict=True):
             unsaid = fit.unsaid_loops(node, loop_words, encode, question.lexicon)
             if (unsaid and not question.cue.sameness) or (
@@ -462,6 +482,8 @@ class Reasoner:
                      - opts.entity_cost * (unused + short) - opts.number_cost * unmatched
                      + opts.coverage * fit.coverage(similarity)
                      + opts.order_weight * fit.order(similarity))
+            if shared and not fit.looped(node):
+                score -= opts.loop_cost  # "the same club as ENT": no program that says it
             returned = self.returned(node if node.op in FINISHING else QueryName(input=node),
                                      question.type)
             asked = question.type

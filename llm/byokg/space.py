@@ -64,7 +64,8 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
     concept's word); no filter right after the same one, nor a relation followed there, back
     and there again; no query of an attribute the program has filtered by ("which humans are
     taller than 190 cm" asks for the humans, not their heights); no way from a whole concept
-    back among its own members (`_back_among_its_own`)."""
+    back among its own members (`_back_among_its_own`); no names of the things a quantity
+    picks (SelectAmong names them; the pick is for reading on from)."""
     if node.op == "Count":
         return counts and node.input.op != "Find" and not one_each(node.input, kb)
     if node.op.startswith("Filter") and node.input.op == "Find":
@@ -78,6 +79,12 @@ def fits(node: Node, counts: bool, kb, question: str) -> bool:
         return False
     if node.op.startswith("Filter") and node.input.op == node.op:
         return node.model_dump(exclude={"input"}) != node.input.model_dump(exclude={"input"})
+    if node.op == "QueryName":
+        base = node.input
+        while base.op.startswith("Filter"):
+            base = base.input
+        # a quantity's pick is read on from; its names are SelectAmong's
+        return base.op not in ("ArgMax", "ArgMin") or kb.key_type.get(base.key) != "quantity"
     return True
 
 
