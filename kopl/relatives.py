@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from koplc.kopl.lexicon import CONTENT_STOP_WORDS, NAME_STOP_WORDS, plural
+from koplc.kopl.lexicon import CONTENT_STOP_WORDS, NAME_STOP_WORDS, plural, singular
 from koplc.kopl.naming import name_head, name_phrase
 from koplc.kopl.user_cache import cache_root, writable
 
@@ -263,8 +263,6 @@ def kind_share(noun: str, kinds: frozenset[str]) -> float | None:
     >>> kind_share("manufacturers", people), kind_share("aircraft", people)
     (1.0, 0.0)
     """
-    from koplc.kopl.lexicon import singular
-
     wordnet = _wordnet()
     if wordnet is None:
         return None
@@ -311,8 +309,6 @@ def kinds_of(noun: str, levels: int = 3) -> frozenset[str]:
     >>> "manufacturer" in kinds_of("carmaker"), "mammal" in kinds_of("rodent")
     (True, True)
     """
-    from koplc.kopl.lexicon import singular
-
     wordnet = _wordnet()
     senses = wordnet.synsets(singular(noun.lower()).replace(" ", "_"), pos="n") if wordnet else []
     return frozenset(x.name().replace("_", " ").lower()
@@ -402,8 +398,6 @@ def shared_word(names: list[str]) -> str | None:
     >>> shared_word(["Tatooine", "Naboo", "Earth"]) is None
     True
     """
-    from koplc.kopl.lexicon import singular
-
     held: Counter = Counter()
     for name in names:
         held.update({singular(w) for w in re.findall(r"[a-z]{4,}", name.replace("_", " ").lower())})
@@ -424,8 +418,6 @@ def definition(phrase: str) -> str | None:
     >>> definition("fleets")
     'group of aircraft operating together under the same ownership'
     """
-    from koplc.kopl.lexicon import singular
-
     wordnet = _wordnet()
     lemma = "_".join(singular(phrase.lower()).split())
     senses = wordnet.synsets(lemma, pos="n") if wordnet and lemma else []
@@ -450,8 +442,6 @@ def is_a(noun: str, kind: str) -> bool:
     >>> is_a("species", "kinds"), is_a("planets", "kinds"), is_a("genera", "taxonomic group")
     (True, False, True)
     """
-    from koplc.kopl.lexicon import singular
-
     wordnet = _wordnet()
     if wordnet is None:
         return False
@@ -477,8 +467,6 @@ def classifies(noun: str) -> bool:
     >>> classifies("kinds"), classifies("types"), classifies("members")
     (True, True, False)
     """
-    from koplc.kopl.lexicon import singular
-
     wordnet = _wordnet()
     senses = wordnet.synsets(singular(noun.lower()), pos="n")[:1] if wordnet else []
     return any(s.name() == _KIND or any(h.name() == _KIND for h in s.hypernyms())
@@ -561,8 +549,6 @@ def mostly_noun(word: str) -> bool:
     >>> [mostly_noun(w) for w in ("tyres", "laboratory", "connects", "imported")]
     [True, True, False, False]
     """
-    from koplc.kopl.lexicon import singular
-
     wordnet = _wordnet()
     if wordnet is None:
         return False
@@ -701,8 +687,6 @@ def whose(word: str) -> tuple[str, ...]:
     >>> "USA" in whose("Americans"), whose("German")[0], whose("electric")
     (True, 'Germany', ())
     """
-    from koplc.kopl.lexicon import singular
-
     wordnet = _wordnet()
     if wordnet is None:
         return ()
@@ -752,8 +736,6 @@ def groups_of(noun: str) -> tuple[tuple[str, ...], ...]:
     >>> "Cetacea" in groups_of("whales")[1]
     True
     """
-    from koplc.kopl.lexicon import singular
-
     wordnet = _wordnet()
     lemma = singular(noun.lower())
     found: list[tuple[str, ...]] = []

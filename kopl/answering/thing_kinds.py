@@ -65,8 +65,14 @@ def _mostly_instances(names: list[str]) -> bool:
 
 def side_kind(kb, relation: str, direction: str) -> str | None:
     """The kind `role_kinds` gives the things `Relate(relation, direction)` reaches, or None."""
-    return next((kind for r, d, kind, _ in role_kinds(kb) if (r, d) == (relation, direction)),
-                None)
+    return _side_kinds(kb).get((relation, direction))
+
+
+@per_kb()
+def _side_kinds(kb) -> dict[tuple[str, str], str]:
+    """`role_kinds` by (relation, direction), once per KB: read for every program the search
+    weighs."""
+    return {(relation, direction): kind for relation, direction, kind, _ in role_kinds(kb)}
 
 
 def of_kind(noun: str, kind: str) -> bool:

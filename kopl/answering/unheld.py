@@ -42,6 +42,7 @@ from koplc.kopl.lexicon import (
 )
 from koplc.kopl.relatives import (
     agent_nouns,
+    definition,
     is_a,
     measures,
     mostly_noun,
@@ -178,8 +179,6 @@ def _glossed(kb, asked: str) -> bool:
 def _definition_words(asked: str) -> tuple[str, ...]:
     """The words of four letters or more of WordNet's first noun sense's definition of the
     phrase, else of its last word, each with its singular and base form."""
-    from koplc.kopl.relatives import definition
-
     text = definition(asked) or definition(asked.split()[-1]) or ""
     return tuple({form for word in re.findall(r"[a-z]{4,}", text.lower())
                   if word not in CONTENT_STOP_WORDS for form in _forms(word)})

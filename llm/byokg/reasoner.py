@@ -454,8 +454,9 @@ class Reasoner:
         use it, "two protons", and a fit is also what the refusal reads). A program that
         follows a relation straight back where the question never says it
         (`fit.unsaid_loops`) fits not at all (one that follows none costs `loop_cost` where the
-        question asks for what shares a fact with a thing, `fit.asks_shared`), nor does one whose answers are what a relation
-        reaches from the things the asked noun names (`fit.asks_doer`)."""
+        question asks for what shares a fact with a thing, `fit.asks_shared`), nor does one
+        whose answers are what a relation reaches from the things the asked noun names
+        (`fit.asks_doer`)."""
         opts, encode = self.options, self.embedder.encode_queries
         readings = [reading(n, question.linked.entities, self.noun) for n in nodes]
         scores = []
