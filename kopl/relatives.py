@@ -30,7 +30,7 @@ from koplc.kopl.user_cache import cache_root, writable
 
 log = logging.getLogger(__name__)
 
-_VERSION = "9"  # of what a relative is: a change makes a KB's cached relatives stale
+_VERSION = "10"  # of what a relative is: a change makes a KB's cached relatives stale
 
 
 def schema_names(kb) -> list[str]:
@@ -53,11 +53,24 @@ def relatives_of(names: Iterable[str], wordnet) -> dict[str, tuple[str, ...]]:
         other = converse(head[0].lower()) if len(head) == 1 else None
         if other:  # a backward reading says it ("children": the parents; not "parent taxon")
             found.setdefault(other, set()).update(_lemmas(other, wordnet, kinds=True))
-        if len(said) > 1:
-            whole = _lemmas("_".join(said), wordnet)
-            for word in words:
-                found[word].update(whole)
+        for phrase in _phrases_in(said):
+            whole = _lemmas("_".join(phrase), wordnet)
+            # the whole name's to each word; a shorter run's to the words before its last, which
+            # tell it from others ("REM sleep per day": REM sleep's to REM, not to the sleep of
+            # "total sleep per day")
+            for word in phrase if phrase is said else phrase[:-1]:
+                if word in found:
+                    found[word].update(whole)
     return {w: tuple(sorted(kin - {w})) for w, kin in found.items() if kin - {w}}
+
+
+def _phrases_in(said: list[str]) -> list[list[str]]:
+    """The runs of two words or more of a name's words, the whole name (`said` itself) first
+    ("rem sleep per day": it, "rem sleep per", "sleep per day", "rem sleep" ...)."""
+    if len(said) < 2:
+        return []
+    return [said] + [said[start:start + size] for size in range(len(said) - 1, 1, -1)
+                     for start in range(len(said) - size + 1)]
 
 
 def _lemmas(lemma: str, wordnet, kinds: bool = False) -> set[str]:

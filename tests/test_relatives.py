@@ -52,6 +52,12 @@ def test_a_schema_word_gets_the_lemmas_of_its_first_sense(wordnet):
     assert "horse barn" not in found.get("stable", ())  # an adjective before it is a barn
 
 
+def test_a_run_of_a_names_words_that_wordnet_knows_lends_its_lemmas_to_its_modifiers(wordnet):
+    found = relatives.relatives_of(["REM sleep per day", "total sleep per day"], wordnet)
+    assert "paradoxical sleep" in found["rem"]  # "REM sleep", within the name
+    assert "paradoxical sleep" not in found["sleep"]  # not to the head: total sleep is none
+
+
 def test_a_kbs_relatives_are_read_from_wordnet_once_then_from_the_cache(tmp_path, user_cache,
                                                                         monkeypatch):
     (tmp_path / "kb.txt").write_text(PEOPLE, encoding="utf-8")

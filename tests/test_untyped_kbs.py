@@ -166,6 +166,10 @@ def _answers(kb, subject, relation, backward=False):
     # a possessive chain says its hops first to last: Paul's son's wife, not his wife's son;
     # "son" is a kind of a kind of child (WordNet: a male offspring)
     ("What job does Paul Ek's son's wife have?", lambda: {"Lawyer"}),
+    # a chain said with "of" names as many things: three hops, not the spouse of Paul Ek
+    ("What is the place of birth of the spouse of the child of Paul Ek?", lambda: {"Bergen"}),
+    # a plural's possessive ("parents'") goes on to the next thing of the chain
+    ("Emil Holm's parents' professions?", lambda: {"Teacher", "Physician"}),
 ])
 def test_family_ties_under_freebase_names(byokg, family, question, gold):
     compiled = byokg.compile(question, family)
@@ -201,6 +205,9 @@ def test_a_freebase_path_is_read_by_its_last_segment():
      {row[0] for row in PLAYERS if row[1] == "Lund_FC"}),
     # an attribute of the thing a superlative picks
     ("What position does the tallest player of Lund FC play?", {"goalkeeper"}),
+    # the clubs of the club's players are the club: no answer (a club, which "who" may ask
+    # for) that a relation followed straight back gives
+    ("Who plays for the club in Vasa?", {"Jan_GOMEZ", "Fabio_IVANOV"}),
 ])
 def test_clubs_under_urn_iris(byokg, clubs, question, gold):
     compiled = byokg.compile(question, clubs)
@@ -238,6 +245,11 @@ def test_questions_naming_nothing_start_from_what_holds_the_key(byokg, clubs, qu
     # "which vessels" asks for the vessels by name, not for a value of theirs
     ("Which vessels does Nordic Ferries Ltd. own?",
      _kept(VESSELS, lambda owner, *_: owner == "Nordic Ferries Ltd.")),
+    # "ships" is the kind a cargo ship is one of, not that vessel class
+    ("Which ships have more than 500 berths?", _kept(VESSELS, lambda *row: row[2] > 500)),
+    ("Which Nordic Ferries ships were built before 2000?",
+     _kept(VESSELS, lambda owner, kind, berths, year: owner == "Nordic Ferries Ltd."
+           and year < 2000)),
 ])
 def test_ships_under_compound_relation_names(byokg, ships, question, gold):
     compiled = byokg.compile(question, ships)
@@ -300,3 +312,40 @@ def test_the_llm_front_end_starts_where_byokg_does(zoo):
     llm = open_frontend("llm", Settings())
     compiled = llm.compile("How many animals does the zoo keep?", zoo)
     assert set(compiled.answers) == {str(len(ANIMALS))}, compiled.to_json()
+
+
+def test_a_fact_things_like_an_entity_have_and_it_lacks_is_not_found(byokg, tmp_path_factory):
+    # no concept says what the okapi is like: the things that play every part it plays (a
+    # diet and a keeper: the animals) have a native country, and it has none
+    def iri(name):
+        return _iri(name, "zoo/")
+
+    lines = [f"{iri('Okapi')} <http://example.org/zoo/diet> {iri('herbivore')} .",
+             f"{iri('Okapi')} <http://example.org/zoo/keeper> {iri('Ben Ito')} ."]
+    for animal, diet, country, _, keeper in ANIMALS:
+        lines += [f"{iri(animal)} <http://example.org/zoo/diet> {iri(diet)} .",
+                  f"{iri(animal)} <http://example.org/zoo/native_to> {iri(country)} .",
+                  f"{iri(animal)} <http://example.org/zoo/keeper> {iri(keeper)} ."]
+    names = {"Okapi"} | {n for row in ANIMALS for n in (*row[:3], row[4])}
+    kb = _labelled_kb(tmp_path_factory, "okapi", lines, names, iri)
+    compiled = byokg.compile("What country is the okapi from?", kb)
+    assert compiled.answers == () and compiled.error == (
+        "nothing found: the KB holds 'native_to' for things like 'Okapi' but not for 'Okapi'")
+    compiled = byokg.compile("What country is the koala from?", kb)
+    assert set(compiled.answers) == {"Australia"}, compiled.to_json()
+
+
+def test_things_asked_as_the_verbs_subject_are_asked_by_name(byokg, tmp_path_factory):
+    # "which ... aircraft were built": the aircraft, not a value of theirs that "aircraft"
+    # reads near (engines)
+    planes = [("N101", "Alpine Air", 2, 1996), ("N102", "Alpine Air", 2, 2008),
+              ("N103", "Alpine Air", 4, 1989), ("N104", "Coastal Air", 2, 2012)]
+    lines = []
+    for plane, carrier, engines, year in planes:
+        lines += [f"{_iri(plane)} <http://example.org/operated_by> {_iri(carrier)} .",
+                  f'{_iri(plane)} <http://example.org/engines> "{engines}"^^{INTEGER} .',
+                  f'{_iri(plane)} <http://example.org/year_built> "{year}"^^{INTEGER} .']
+    kb = _labelled_kb(tmp_path_factory, "planes", lines,
+                      {name for row in planes for name in row[:2]}, _iri)
+    compiled = byokg.compile("Which Alpine Air aircraft were built before 2000?", kb)
+    assert set(compiled.answers) == {"N101", "N103"}, compiled.to_json()

@@ -8,7 +8,8 @@ A span of one or two words of the question, outside the names linked, names a va
 MiniLM cosine with the value read with its relation is high (read alone, the genre "Action" is
 as near as "acted"), the value adds to what the relation alone says, no other value reads as
 near, and no concept of the KB reads as near ("channel" is the concept, not "Channel 4"); a
-span whose words the names of two values or more share names none ("airlines"). The
+span whose words the names of two values or more share names none ("airlines"), nor one that
+says only the last word of a value's name of several ("ships": a cargo ship is one). The
 four numbers were set on the six development KBs' tune halves (tests/fixtures/devkbs), from
 the spans each would link against the entities of the questions' gold programs.
 """
@@ -88,7 +89,8 @@ def _named(linked: Linked, values, schema: frozenset[str]) -> list[tuple[tuple[i
         if (near[i, best] >= LEAST_COSINE and gain[i, best] >= LEAST_GAIN
                 and near[i, best] - others.max(initial=-1.0) >= LEAST_MARGIN
                 and near[i, best] - concept[i] >= LEAST_OVER_CONCEPT
-                and names[best] not in linked.entities):
+                and names[best] not in linked.entities
+                and not _head_alone(linked.question[span[0]:span[1]], names[best])):
             found.append((span, names[best]))
     return _one_span_each(found)
 
@@ -112,6 +114,13 @@ def _spans(linked: Linked, schema: frozenset[str]) -> list[tuple[int, int]]:
             if any(w not in _STOP and singular(w) not in schema for w in said[i:i + size]):
                 spans.append((start, end))
     return spans
+
+
+def _head_alone(said: str, name: str) -> bool:
+    """Whether the span says only the last word of a value's name of several words: the kind
+    the value is one of ("ships" of "Cargo ship"), not the value."""
+    words, named = _name_words(said), _name_words(name)
+    return len(named) > 1 and words == named[-1:]
 
 
 def _name_words(text: str) -> list[str]:

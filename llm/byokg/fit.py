@@ -45,6 +45,7 @@ from koplc.kopl.lexicon import (
 from koplc.kopl.quantities_in_text import quantities_in
 from koplc.kopl.relatives import (
     agent_nouns,
+    base_verb,
     converse,
     every_kind_of,
     is_a,
@@ -82,6 +83,17 @@ _APPOSITION = re.compile(
     r"\b(?:the|an?)\s+((?:[\w-]+\s+){0,3}[\w-]+)\s*(?:\(\s*(?:the\s+)?ENT\s*\)"
     r"|,\s+(?:the\s+)?ENT(?=\s*[?.!]?\s*$))"
     r"|\bENT\s*\(([^()]*)\)", re.IGNORECASE)
+
+
+def possessives_spelt_out(masked: str) -> str:
+    """The masked question with each plural's possessive apostrophe written as a singular's
+    ("ENT's parents' jobs": "ENT's parents's jobs"), so that a possessive chain reads on
+    through it.
+
+    >>> possessives_spelt_out("What are ENT's parents' jobs?")
+    "What are ENT's parents's jobs?"
+    """
+    return re.sub(r"(?<=[a-z]s)['’](?=\s)", "'s", masked)
 
 
 def unglossed(masked: str) -> str:
@@ -170,6 +182,71 @@ def asked_type(question: str) -> str | None:
     if owned and tokens[:1] != ["how"]:  # "how heavy is ENT's brain" asks for a weight
         return owned[-1]  # "ENT's genus's order?": the last thing owned
     return None
+
+
+def asked_as_subject(question: str) -> str | None:
+    """The noun a which- or what-question asks for where it is the subject of the question's
+    verb (past a prepositional phrase): such a question asks for those things by name ("which
+    series premiered after 2015", "which ENT aircraft were built before 2000", "which aircraft
+    in the registry were built by ENT", "which cars have airbags"), not for a value of theirs.
+    None where the noun is the verb's object ("which engine type does ENT have") or a
+    copula's complement ("which genre is ENT"), or where no noun comes before the verb.
+
+    >>> [asked_as_subject(q) for q in ("Which series premiered after 2015?",
+    ...     "Which ENT aircraft were built before 2000?",
+    ...     "Which aircraft in the registry were built by ENT?", "Which nuclides emit a neutron?",
+    ...     "Which cars have airbags?", "Which of the domesticated ones get by on less?")]
+    ['series', 'aircraft', 'aircraft', 'nuclides', 'cars', 'ones']
+    >>> [asked_as_subject(q) for q in ("Which engine type does ENT have?", "Which genre is ENT?",
+    ...     "What genres are the films of ENT?", "Who directed ENT?", "Which ENT planes does ENT "
+    ...     "fly?", "Which is the largest?", "What films did ENT write?")]
+    [None, None, None, None, None, None, None]
+    """
+    tokens = re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", question.lower())
+    opening = next((i for i, t in enumerate(tokens) if t in WHAT), None)
+    if opening is None:
+        return None
+    rest = tokens[opening + 1:]
+    if rest[:2] == ["of", "the"]:
+        rest = rest[2:]
+    for j in range(min(4, len(rest) - 1)):
+        word, after = rest[j], rest[j + 1:]
+        if word in AUXILIARIES or word in PREPOSITIONS or word in ARTICLES:
+            return None  # "which is ...", "what did ...": no noun before the verb
+        if after[0] in PREPOSITIONS:  # "which aircraft in the registry were built"
+            verb = next((i for i, w in enumerate(after[:6]) if w in AUXILIARIES), None)
+            return word if verb is not None and _subject_verb(after[verb:]) else None
+        if after[0] in AUXILIARIES or _a_verb(after[0]):
+            return word if _subject_verb(after) else None
+    return None
+
+
+def _a_verb(word: str) -> bool:
+    """Whether WordNet and lemminflect read the word as a verb more than as a noun."""
+    return not mostly_noun(word) and bool(base_form(word) or active_base(word)
+                                          or base_verb(word))
+
+
+def _subject_verb(said: list[str]) -> bool:
+    """Whether the words from a question's verb on make what comes before them its subject:
+    a verb of its own ("premiered"), a passive or perfect ("were built", "have won") or "have"
+    with an object ("have airbags"); not "do" and a subject ("does ENT have"), a modal, nor a
+    copula's complement ("is ENT", "are the films")."""
+    first = said[0]
+    if first in ("do", "does", "did", "can", "could", "will", "would"):
+        return False
+    if first in ("is", "are", "was", "were"):
+        return len(said) > 1 and base_form(said[1]) is not None
+    if first in HAVE:
+        return len(said) > 1 and said[1] not in ("you", "we", "they", "i", "ent")
+    return _a_verb(first)
+
+
+def names_noun(name: str, noun: str) -> bool:
+    """Whether a schema name says the noun's last word, in the singular ("engine type" of
+    "engine types"; not "number of episodes" of "series")."""
+    head = singular(noun.split()[-1].lower())
+    return any(singular(w) == head for w in words(name).lower().split())
 
 
 def counted_noun(question: str) -> str | None:
@@ -601,11 +678,36 @@ def possessives(masked: str) -> int:
     (2, 0)
     >>> possessives("What are the home worlds of ENT's kind?"), possessives("Which of ENT's cars?")
     (2, 0)
+
+    A chain said with "of" counts too (`_of_chain`): "the place of birth of the spouse of the
+    child of ENT", 3.
     """
     found = _CHAIN.search(masked)
     said = len(re.findall(r"['’]s\b", found.group(1))) if found else 0
     said += bool(found) and _THE_X_OF.search(masked[:found.start()]) is not None
+    said = max(said, _of_chain(masked))
     return said if said > 1 else 0
+
+
+def _of_chain(masked: str) -> int:
+    """How many things a chain of "the X of the Y of ENT" names, each after "the" ("the place
+    of birth of the spouse of the child of ENT": 3; "the number of episodes of ENT": 1); a
+    name asked for first is no thing ("the name of the director of ENT": 1).
+
+    >>> _of_chain("What is the place of birth of the spouse of the child of ENT?")
+    3
+    >>> _of_chain("What is the name of the director of ENT?"), _of_chain("the number of episodes of ENT")
+    (1, 1)
+    """
+    end = re.search(r"\s+of\s+(?:the\s+)?ENT\b", masked)
+    if end is None:
+        return 0
+    parts = re.split(r"\s+of\s+the\s+", masked[:end.start()])
+    first = re.search(r"\bthe\s+([\w-]+)", parts[0])
+    later = parts[1:]
+    if first is None or not all(0 < len(p.split()) <= 3 for p in later):
+        return 0
+    return len(later) + (singular(first.group(1).lower()) != "name")
 
 
 def chain_as_of(masked: str) -> str:

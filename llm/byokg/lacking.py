@@ -5,9 +5,11 @@ them the nearest program that does answer (Yoda's birth year) is taken; with the
 that one of these fits clearly better than any program that answers finds nothing.
 
 A fact counts as held for things like the entity when some other member of the entity's
-concept has it: an attribute key, or a relation in a direction. On an endpoint's fragment the
-members are those the fragment holds, so fewer lacking facts are seen than in memory, never
-more."""
+concept has it: an attribute key, or a relation in a direction. In a KB with no concepts, the
+things like the entity are those that play every part it plays in the KB's relations (the
+subject of a species, say: the characters); an entity in none has no such things. On an
+endpoint's fragment the members are those the fragment holds, so fewer lacking facts are seen
+than in memory, never more."""
 
 from __future__ import annotations
 
@@ -21,13 +23,14 @@ from koplc.kopl.ir import Find, Node, QueryAttr, QueryName, Relate
 LACKING = 0.24
 
 
-def lacking_programs(kb, entity: str, concept: str) -> list[Node]:
+def lacking_programs(kb, entity: str, concept: str | None) -> list[Node]:
     """The programs asking `entity` for an attribute key or a relation (either way) that some
-    member of `concept` has and no entity named `entity` has, in a fixed order."""
+    member of `concept` (with no concept: some thing playing the entity's parts, `_alike`) has
+    and no entity named `entity` has, in a fixed order."""
     own = set(kb.name_to_nodes.get(entity, ()))
     if not own:
         return []
-    members = _members(kb, concept) - own
+    members = (_members(kb, concept) if concept else _alike(kb, own)) - own
     found: list[Node] = []
     for key in sorted(kb.attr_index):
         if _held(kb.attr_index[key], members) and not _held(kb.attr_index[key], own):
@@ -44,6 +47,17 @@ def _members(kb, concept: str) -> set[int]:
     """The nodes of `concept`'s members (entities, as FilterConcept of everything keeps)."""
     return {n for c in kb.name_to_nodes.get(concept, ()) for n in kb.concept_members.get(c, ())
             if n >= kb.n_concepts}
+
+
+def _alike(kb, own: set[int]) -> set[int]:
+    """The things that play every part the `own` nodes play in the KB's relations (a relation
+    in a direction: the subjects of "species"); none when they play none."""
+    parts = [table[relation] for table in (kb.out_objects, kb.in_objects)
+             for relation in sorted(table) if _held(table[relation], own)]
+    if not parts:
+        return set()
+    smallest = min(parts, key=len)
+    return {n for n in smallest if all(n in part for part in parts)}
 
 
 def _held(table: dict[int, tuple], nodes: set[int]) -> bool:

@@ -203,6 +203,8 @@ class Asked:
     """Whether it asks for things of a kind it names by an entity (`fit.kind_named`)."""
     possessives: int = 0
     """How many things a possessive chain names one after another (`fit.possessives`)."""
+    as_subject: str | None = None
+    """The noun it asks for where that is its verb's subject (`fit.asked_as_subject`)."""
 
 
 class Reasoner:
@@ -317,13 +319,15 @@ class Reasoner:
 
     def asked(self, linked: Linked) -> Asked:
         """The question as `nearness` compares programs with it."""
-        encode, masked = self.embedder.encode_queries, fit.unglossed(linked.masked())
+        encode = self.embedder.encode_queries
+        masked = fit.possessives_spelt_out(fit.unglossed(linked.masked()))
         said = fit.question_words(fit.chain_as_of(masked), self.entity_nouns(linked.entities),
                                   encode)
         return Asked(linked, encode([masked])[0], tuple(said), fit.asked_type(masked),
                      cues(linked.question, linked.spans),
                      self.words.with_relatives(meant_senses(linked)), fit.counted_noun(masked),
-                     fit.kind_named(masked), fit.possessives(masked))
+                     fit.kind_named(masked), fit.possessives(masked),
+                     fit.asked_as_subject(masked))
 
     def search(self, linked: Linked, prompt: str) -> list[Candidate]:
         """The finished programs, best first. Each step grows every program of the beam by each
@@ -502,6 +506,9 @@ class Reasoner:
                     score += opts.type_weight
             elif asked and fit.asks_doer(final, asked):
                 score = -math.inf  # "which players ...": the clubs they play in are not asked
+            elif (question.as_subject and node.op == "QueryAttr"
+                  and not fit.names_noun(node.key, question.as_subject)):
+                pass  # "which series premiered ...": the series, no value of theirs
             elif opts.type_weight and asked and returned:
                 score += opts.type_weight * max(fit.type_match(asked, r, encode,
                                                                question.lexicon)
@@ -562,7 +569,7 @@ class Reasoner:
             return None
         entity = linked.entities[0]
         concept = self._concept(Find(name=entity))
-        programs = lacking_programs(self.kb, entity, concept) if concept else []
+        programs = lacking_programs(self.kb, entity, concept)
         if not programs:
             return None
         nears = self.nearness(programs, question or self.asked(linked))
@@ -570,8 +577,8 @@ class Reasoner:
         if near < best + LACKING:
             return None
         fact = program.key if program.op == "QueryAttr" else program.input.relation
-        return (f"nothing found: the KB holds {fact!r} for {plural(concept)} but not for "
-                f"{entity!r}")
+        things = plural(concept) if concept else f"things like {entity!r}"
+        return f"nothing found: the KB holds {fact!r} for {things} but not for {entity!r}"
 
     def unfit(self, linked: Linked, found: list[Candidate], node: Node) -> str | None:
         """Why nothing is found for `node`, another front end's program, as `--frontend byokg`

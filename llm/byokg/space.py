@@ -166,11 +166,12 @@ def _bounces(node: Relate) -> bool:
 
 def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
     """The answers of `node` when it runs to something beyond the question's own entities
-    (None otherwise). A Count of a set that holds an entity more than once (the engine's
+    and does not follow a relation straight back to just what it left from (None otherwise;
+    `_back_where_it_was`). A Count of a set that holds an entity more than once (the engine's
     Relate keeps one per fact: Delta's planes' makers are one a plane) counts facts, not what
     "how many" asks: it is not kept (a FilterConcept before it counts each entity once)."""
     try:
-        if node.op == "Count" and _repeats(node.input, kb):
+        if (node.op == "Count" and _repeats(node.input, kb)) or _back_where_it_was(node, kb):
             return None
         answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
         if node.op in _BY_NUMBER and len(answer) == _held(node.input, kb):
@@ -186,6 +187,17 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
 
 
 _BY_NUMBER = frozenset({"FilterNum", "FilterYear", "FilterDate"})
+
+
+def _back_where_it_was(node: Node, kb) -> bool:
+    """Whether `node` follows a relation straight back to just the things it left from (the
+    clubs of the players of a club: the club), which says nothing the program did not."""
+    before = node.input if node.op == "Relate" else None
+    if before is None or before.op != "Relate" or before.relation != node.relation or (
+            before.direction == node.direction):
+        return False
+    return set(execute(node, kb).entity_ids or ()) == set(
+        execute(before.input, kb).entity_ids or ())
 
 
 def _held(node: Node, kb) -> int:
