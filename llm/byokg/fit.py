@@ -54,6 +54,7 @@ from koplc.kopl.relatives import (
     measures,
     mostly_adjective,
     mostly_noun,
+    premodifier,
 )
 
 _STOP = CONTENT_STOP_WORDS | {"ent"}  # and the mask of an entity, whatever its case
@@ -195,8 +196,9 @@ def asked_as_subject(question: str) -> str | None:
     >>> [asked_as_subject(q) for q in ("Which series premiered after 2015?",
     ...     "Which ENT aircraft were built before 2000?",
     ...     "Which aircraft in the registry were built by ENT?", "Which nuclides emit a neutron?",
-    ...     "Which cars have airbags?", "Which of the domesticated ones get by on less?")]
-    ['series', 'aircraft', 'aircraft', 'nuclides', 'cars', 'ones']
+    ...     "Which cars have airbags?", "Which of the domesticated ones get by on less?",
+    ...     "Which naturally present nuclides also undergo ENT?")]
+    ['series', 'aircraft', 'aircraft', 'nuclides', 'cars', 'ones', 'nuclides']
     >>> [asked_as_subject(q) for q in ("Which engine type does ENT have?", "Which genre is ENT?",
     ...     "What genres are the films of ENT?", "Who directed ENT?", "Which ENT planes does ENT "
     ...     "fly?", "Which is the largest?", "What films did ENT write?")]
@@ -213,6 +215,10 @@ def asked_as_subject(question: str) -> str | None:
         word, after = rest[j], rest[j + 1:]
         if word in AUXILIARIES or word in PREPOSITIONS or word in ARTICLES:
             return None  # "which is ...", "what did ...": no noun before the verb
+        if premodifier(word):
+            continue  # "which naturally present nuclides"
+        while len(after) > 1 and "-" not in after[0] and premodifier(after[0]):
+            after = after[1:]  # "nuclides also undergo"
         if after[0] in PREPOSITIONS:  # "which aircraft in the registry were built"
             verb = next((i for i, w in enumerate(after[:6]) if w in AUXILIARIES), None)
             return word if verb is not None and _subject_verb(after[verb:]) else None
