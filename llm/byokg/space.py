@@ -143,14 +143,21 @@ def _back_among_its_own(node: Relate, kb) -> bool:
         start = start.input
     if start.op != "FilterConcept" or start.input.op != "FindAll":
         return False
-    if first.relation == node.relation and first.direction != node.direction:
-        return True  # straight back: the ones sharing a value with one of them (all, or most)
+    if _straight_back(node):
+        return True  # the ones sharing a value with one of them (all, or most)
     try:
         reached = execute(node, kb).entity_ids or ()
         members = set(execute(start, kb).entity_ids or ())
     except KoplcError:
         return False
     return bool(reached) and set(reached) <= members
+
+
+def _straight_back(node: Node) -> bool:
+    """Whether `node` follows back the relation its input just followed."""
+    first = node.input if node.op == "Relate" else None
+    return (first is not None and first.op == "Relate" and first.relation == node.relation
+            and first.direction != node.direction)
 
 
 def _bounces(node: Relate) -> bool:
@@ -171,9 +178,12 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
     Relate keeps one per fact: Delta's planes' makers are one a plane) counts facts, not what
     "how many" asks: it is not kept (a FilterConcept before it counts each entity once)."""
     try:
-        if (node.op == "Count" and _repeats(node.input, kb)) or _back_where_it_was(node, kb):
+        if node.op == "Count" and _repeats(node.input, kb):
             return None
-        answer = tuple(str(v) for v in execute(node, kb, CONVERTING).items())
+        result = execute(node, kb, CONVERTING)
+        if _back_where_it_was(node, result.entity_ids, kb):
+            return None
+        answer = tuple(str(v) for v in result.items())
         if node.op in _BY_NUMBER and len(answer) == _held(node.input, kb):
             return None  # keeps every one: the number it compares with says nothing
         if node.op == "SelectAmong" and len(answer) > 1 and 2 * len(answer) > _held(node.input,
@@ -189,15 +199,12 @@ def admissible(node: Node, kb, topics: set[str]) -> tuple[str, ...] | None:
 _BY_NUMBER = frozenset({"FilterNum", "FilterYear", "FilterDate"})
 
 
-def _back_where_it_was(node: Node, kb) -> bool:
-    """Whether `node` follows a relation straight back to just the things it left from (the
-    clubs of the players of a club: the club), which says nothing the program did not."""
-    before = node.input if node.op == "Relate" else None
-    if before is None or before.op != "Relate" or before.relation != node.relation or (
-            before.direction == node.direction):
-        return False
-    return set(execute(node, kb).entity_ids or ()) == set(
-        execute(before.input, kb).entity_ids or ())
+def _back_where_it_was(node: Node, reached, kb) -> bool:
+    """Whether `node`, which reached the entities `reached`, follows a relation straight back
+    to just the things it left from (the clubs of the players of a club: the club), which
+    says nothing the program did not."""
+    return _straight_back(node) and set(reached or ()) == set(
+        execute(node.input.input, kb, CONVERTING).entity_ids or ())
 
 
 def _held(node: Node, kb) -> int:
