@@ -349,3 +349,20 @@ def test_things_asked_as_the_verbs_subject_are_asked_by_name(byokg, tmp_path_fac
                       {name for row in planes for name in row[:2]}, _iri)
     compiled = byokg.compile("Which Alpine Air aircraft were built before 2000?", kb)
     assert set(compiled.answers) == {"N101", "N103"}, compiled.to_json()
+
+
+def test_a_program_leaving_out_a_named_entity_gives_way_to_one_joining_both(
+        byokg, tmp_path_factory):
+    # "Which Alpine Air planes are A320s?" names two things: the carrier's destinations
+    # ("flies to" reads near "planes") leave the A320 out, the planes of both join them
+    planes = [("N101", "Alpine Air", "A320"), ("N102", "Alpine Air", "737-800"),
+              ("N103", "Alpine Air", "A320"), ("N104", "Coastal Air", "A320")]
+    lines = [f"{_iri('Alpine Air')} <http://example.org/flies_to> {_iri('Zurich Airport')} .",
+             f"{_iri('Coastal Air')} <http://example.org/flies_to> {_iri('Nice Airport')} ."]
+    for plane, carrier, model in planes:
+        lines += [f"{_iri(plane)} <http://example.org/operated_by> {_iri(carrier)} .",
+                  f"{_iri(plane)} <http://example.org/model> {_iri(model)} ."]
+    names = {"Zurich Airport", "Nice Airport"} | {name for row in planes for name in row}
+    kb = _labelled_kb(tmp_path_factory, "fleet", lines, names, _iri)
+    compiled = byokg.compile("Which Alpine Air planes are A320s?", kb)
+    assert set(compiled.answers) == {"N101", "N103"}, compiled.to_json()

@@ -624,6 +624,21 @@ def names_used(node: Node) -> set[str]:
                                     if value and not re.match(r"-?\d", value)}
 
 
+def names_left_out(node: Node, entities: tuple[str, ...]) -> int:
+    """How many of the question's linked `entities` the program leaves out: neither a name it
+    uses (`names_used`) nor named in one of them as a whole word ("natural sulfur" beside
+    sulfur-34, whose name says it).
+
+    >>> from koplc.kopl.ir import Find
+    >>> names_left_out(Find(name="sulfur-34"), ("sulfur-34", "sulfur", "oxygen"))
+    1
+    """
+    used = names_used(node)
+    return sum(1 for name in set(entities) - used
+               if not any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", u, re.IGNORECASE)
+                          for u in used))
+
+
 def _literals(node: Node) -> list[tuple[Node, str]]:
     """Each step of the program with its value literal as text ("" for a step with none)."""
     return [(n, str(getattr(n, field)) if (field := n.value_field()) else "")

@@ -117,7 +117,7 @@ class ByokgOptions:
     hop_cost: float = 0.06
     order_weight: float = 0.06
     min_fit: float = 1.0
-    entity_cost: float = 0.3
+    entity_cost: float = 0.5
     number_cost: float = 0.3
     unsure_cost: float = 0.05
     loop_cost: float = 0.2
@@ -479,7 +479,7 @@ class Reasoner:
                 continue
             similarity = fit.similarity(list(question.words), fit.content_words(text), encode,
                                         question.lexicon)
-            unused = len(set(question.linked.entities) - fit.names_used(node))
+            unused = fit.names_left_out(node, question.linked.entities)
             _, unmatched = fit.values_used(node, question.cue.stated)
             short = max(0, question.possessives - fit.steps(node))  # a thing said, not read
             score = (float(vector @ question.vector) - opts.hop_cost * fit.hops(node)
