@@ -117,7 +117,7 @@ class ByokgOptions:
     hop_cost: float = 0.06
     order_weight: float = 0.06
     min_fit: float = 1.0
-    entity_cost: float = 0.5
+    entity_cost: float = 0.7
     number_cost: float = 0.3
     unsure_cost: float = 0.05
     loop_cost: float = 0.2
