@@ -208,6 +208,8 @@ def test_a_freebase_path_is_read_by_its_last_segment():
     # the clubs of the club's players are the club: no answer (a club, which "who" may ask
     # for) that a relation followed straight back gives
     ("Who plays for the club in Vasa?", {"Jan_GOMEZ", "Fabio_IVANOV"}),
+    # two constraints, one of them two hops from its entity (the clubs in Wendel's players)
+    ("Which players from Brazil play in Wendel?", {"Nils_IVANOV", "Olle_ERIKSEN"}),
 ])
 def test_clubs_under_urn_iris(byokg, clubs, question, gold):
     compiled = byokg.compile(question, clubs)

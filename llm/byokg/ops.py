@@ -952,17 +952,50 @@ def links_of(kb, name: str) -> list[tuple[str, str]]:
 
 def constraints(left: str, right: str, kb, cue: Cues) -> Iterator[Node]:
     """What two named entities constrain together, one relation from each ("which humans are
-    from Tatooine": the members of Human's species that have Tatooine as homeworld): the
+    from Tatooine": the members of Human's species that have Tatooine as homeworld), or two
+    from one of them where its two meet the other's one (`_paths_from`): the
     names of the entities both lead to, or their number when the question asks how many, and
     their values of an attribute whose name the question says ("when were United's 777-222s
     built": the year built of the planes United operates that are 777-222s)."""
     said = [key for key in sorted(kb.attr_index) if says_word(cue.text, key)]
-    for r1, d1 in links_of(kb, left):
-        for r2, d2 in links_of(kb, right):
-            both = And(left=Relate(input=Find(name=left), relation=r1, direction=d1),
-                       right=Relate(input=Find(name=right), relation=r2, direction=d2))
-            yield Count(input=both) if cue.how_many else QueryName(input=both)
-            yield from (QueryAttr(input=both, key=key) for key in said)
+    rights = _paths_from(kb, right)
+    pairs = [(a, b) for a in _paths_from(kb, left) for b in rights if len(a[0]) + len(b[0]) <= 3]
+    for (path1, reached1), (path2, reached2) in sorted(pairs, key=lambda p: len(p[0][0])
+                                                       + len(p[1][0])):
+        if len(path1) + len(path2) == 3 and not reached1 & reached2:
+            continue  # a side of two relations only where they meet: each pair is tried
+        both = And(left=_along(Find(name=left), path1), right=_along(Find(name=right), path2))
+        yield Count(input=both) if cue.how_many else QueryName(input=both)
+        yield from (QueryAttr(input=both, key=key) for key in said)
+
+
+def _along(node: Node, path: tuple[tuple[str, str], ...]) -> Node:
+    """`node` followed along the (relation, direction) pairs of `path`."""
+    for relation, direction in path:
+        node = Relate(input=node, relation=relation, direction=direction)
+    return node
+
+
+def _paths_from(kb, name: str) -> list[tuple[tuple[tuple[str, str], ...], frozenset]]:
+    """The paths of one relation and of two from the entities called `name`, each with the
+    things it reaches; the second relation never the first straight back ("the players from
+    Brazil" and "the players of the clubs in Wendel" meet, two constraints with a side of two
+    hops)."""
+    paths = []
+    for first in links_of(kb, name):
+        reached = _reach(kb, kb.name_to_nodes.get(name, ()), first)
+        paths.append(((first,), reached))
+        back = (first[0], "backward" if first[1] == "forward" else "forward")
+        for second in sorted({(r, d) for node in reached for _, r, d, _, _ in kb.relations[node]}
+                             - {back}):
+            paths.append(((first, second), _reach(kb, reached, second)))
+    return paths
+
+
+def _reach(kb, nodes, link: tuple[str, str]) -> frozenset:
+    """What the (relation, direction) `link` reaches from `nodes`."""
+    return frozenset(obj for node in nodes for _, r, d, obj, _ in kb.relations[node]
+                     if (r, d) == link)
 
 
 __all__ = ["Cues", "answer_kind", "constraints", "cues", "filters", "finishers", "in_unit_asked",

@@ -745,10 +745,13 @@ def joins_all(node: Node, linked: Linked) -> bool:
     """Whether `node` starts from every entity the question names, two or more: a program
     that ties them all together and answers is taken however low it fits ("which humans are
     from Tatooine": the And of two relations reads far from the question's few words), since
-    a question about what the KB lacks seldom names two things that the KB relates. A string
-    value the program states counts as the entity of that name (`fit.names_used`)."""
+    a question about what the KB lacks seldom names two things that the KB relates, one
+    relation from what it answers each (two things the KB joins by longer paths are many:
+    "Which terminal does Virgin America use at JFK?" is no question of the carrier's planes
+    and of the planes of the carriers that fly from JFK). A string value the program states
+    counts as the entity of that name (`fit.names_used`)."""
     named = set(linked.entities)
-    return len(named) >= 2 and named <= fit.names_used(node)
+    return len(named) >= 2 and named <= fit.names_used(node) and fit.hops(node) <= len(named)
 
 
 def plural_name_answered(node: Node, linked: Linked) -> bool:
